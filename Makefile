@@ -1,0 +1,90 @@
+# ATA - one plain Makefile.
+#   make            libata.a, libata.so and ata-bench in build/ (CPU backend,
+#                   plus CUDA when nvcc is found)
+#   make run        the main job: PCG benchmark on the embedded default problem
+#   make test       build and run the cmocka suite
+#   make asan|tsan  the suite under AddressSanitizer+UBSan / ThreadSanitizer
+#   make cuda|hip   the GPU backends (see README)
+#   make bench      the benchmark suite into bench/out/
+#   make install PREFIX=DIR
+BUILD    ?= build
+PREFIX   ?= /usr/local
+CC       ?= cc
+SANITIZE ?=
+OPT      ?= -O2
+CUDA     ?= auto
+
+CPPFLAGS += -Iinclude -Isrc -Imatrices -Isolvers -I/usr/include/suitesparse -D_GNU_SOURCE
+CFLAGS   += -std=c11 $(OPT) -g -Wall -Wextra -fPIC -pthread
+LDLIBS   += -lcholmod -lrbio -lsuitesparseconfig -larchive -lmetis -lpthread -lm
+ifneq ($(SANITIZE),)
+CFLAGS   += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+LDFLAGS  += -fsanitize=$(SANITIZE)
+endif
+
+LIB_SRCS  := $(wildcard src/*.c matrices/*.c solvers/*.c)
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+BENCH_SRCS:= $(wildcard bench/*.c)
+BENCH_OBJS:= $(BENCH_SRCS:%.c=$(BUILD)/%.o)
+TEST_SRCS := $(filter-out tests/test_util.c,$(wildcard tests/test_*.c))
+TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+TEST_UTIL := $(BUILD)/tests/test_util.o
+
+# GPU backends plug in through gpu.mk (objects + flags), when present.
+-include kernels/gpu.mk
+
+.PHONY: all deps run test check asan tsan bench install clean
+all: $(BUILD)/libata.a $(BUILD)/libata.so $(BUILD)/ata-bench
+
+deps:
+	@bash .ci/deps.sh
+
+$(BUILD)/%.o: %.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/libata.a: $(LIB_OBJS) $(GPU_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libata.so: $(LIB_OBJS) $(GPU_OBJS)
+	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS) $(GPU_LIBS)
+
+$(BUILD)/ata-bench: $(BENCH_OBJS) $(BUILD)/libata.a
+	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJS) $(BUILD)/libata.a $(LDLIBS) $(GPU_LIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL) $(BUILD)/libata.a
+	$(CC) $(LDFLAGS) -o $@ $< $(TEST_UTIL) $(BUILD)/libata.a $(LDLIBS) $(GPU_LIBS) -lcmocka
+
+run: all
+	$(BUILD)/ata-bench pcg
+
+# Every test binary runs even if one fails; the summary counts them.
+test: all $(TEST_BINS)
+	@ATA_BUILD=$(BUILD) bash tests/run.sh $(TEST_BINS)
+
+check: test
+
+asan:
+	$(MAKE) BUILD=build-asan SANITIZE=address,undefined OPT=-O1 test
+
+# The runtime's threaded tests under ThreadSanitizer.
+tsan:
+	$(MAKE) BUILD=build-tsan SANITIZE=thread OPT=-O1 ATA_TEST_FILTER=runtime test
+
+bench: all
+	bash bench/suite.sh $(BUILD)/ata-bench bench/out
+
+install: all
+	install -d $(PREFIX)/lib $(PREFIX)/include $(PREFIX)/bin $(PREFIX)/lib/pkgconfig
+	install -m 644 $(BUILD)/libata.a $(PREFIX)/lib/
+	install -m 755 $(BUILD)/libata.so $(PREFIX)/lib/
+	install -m 644 include/ata.h $(PREFIX)/include/
+	install -m 755 $(BUILD)/ata-bench $(PREFIX)/bin/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|0.1.0|' \
+	    -e 's|@LIBS@|$(LDLIBS) $(GPU_LIBS)|' src/ata.pc.in > $(PREFIX)/lib/pkgconfig/ata.pc
+
+clean:
+	rm -rf build build-asan build-tsan build-hip
+
+-include $(LIB_OBJS:.o=.d) $(BENCH_OBJS:.o=.d) $(TEST_BINS:=.d)

@@ -1,0 +1,260 @@
+/*
+ * ata.h - ATA: adaptive task aggregation for sparse triangular solve,
+ * ILU0 and PCG on CUDA, HIP and CPU threads.
+ *
+ * Shape of the API (cuSPARSE's analysis/solve habit):
+ *   load or build a matrix (ata_csr)  ->  ata_context (backend, threads)
+ *   -> ata_sptrsv_plan_create (analysis once)  ->  ata_sptrsv (solve many)
+ * Every call that can fail returns an ata_status; ata_last_error() gives
+ * the detail (file, row, entry) of the most recent failure on this thread.
+ */
+#ifndef ATA_H
+#define ATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ATA_VERSION_STRING "0.1.0"
+
+/* ------------------------------------------------------------------ */
+/* Status                                                              */
+/* ------------------------------------------------------------------ */
+typedef enum {
+    ATA_OK = 0,
+    ATA_ERR_ARG,            /* invalid argument (NULL, bad option value) */
+    ATA_ERR_NOMEM,          /* host or device allocation failed */
+    ATA_ERR_IO,             /* file cannot be opened or read */
+    ATA_ERR_FORMAT,         /* malformed file: header, size line, entry */
+    ATA_ERR_UNSUPPORTED,    /* valid but unsupported (complex, dense array) */
+    ATA_ERR_EMPTY,          /* matrix with no rows, columns or entries */
+    ATA_ERR_NOT_SQUARE,     /* square matrix required */
+    ATA_ERR_INDEX,          /* index out of range */
+    ATA_ERR_DUPLICATE,      /* duplicate entry */
+    ATA_ERR_NONFINITE,      /* NaN or Inf value */
+    ATA_ERR_MISSING_DIAG,   /* diagonal entry absent where it is divided by */
+    ATA_ERR_ZERO_PIVOT,     /* zero diagonal / zero pivot */
+    ATA_ERR_NOT_CONVERGED,  /* iterative solver reached maxit */
+    ATA_ERR_BREAKDOWN,      /* PCG: p'Ap <= 0 or NaN/Inf in the iteration */
+    ATA_ERR_INDEFINITE_PC,  /* PCG: r'z <= 0, the preconditioner is indefinite */
+    ATA_ERR_TIMEOUT,        /* a dependency wait outlasted its bound (corrupt plan) */
+    ATA_ERR_BACKEND,        /* backend unavailable, or a device call failed */
+    ATA_ERR_INTERNAL
+} ata_status;
+
+/* Fixed text of a status code. */
+const char *ata_status_string(ata_status s);
+/* Detail of the last failure on the calling thread ("" if none). */
+const char *ata_last_error(void);
+
+/* ------------------------------------------------------------------ */
+/* Matrices                                                            */
+/* ------------------------------------------------------------------ */
+/* Compressed sparse rows, 0-based, column indices strictly increasing in
+ * every row. A CSC view of A is the CSR of A^T (same struct). */
+typedef struct ata_csr {
+    int nrows, ncols;
+    int nnz;
+    int *rowptr;    /* nrows + 1 */
+    int *col;       /* nnz */
+    double *val;    /* nnz */
+} ata_csr;
+
+ata_status ata_csr_alloc(int nrows, int ncols, int nnz, ata_csr **out);
+void ata_csr_free(ata_csr *A);
+ata_status ata_csr_copy(const ata_csr *A, ata_csr **out);
+/* Structural and numerical check: sizes, sorted in-range columns, finite
+ * values. `what` names the matrix in the error message (e.g. a file). */
+ata_status ata_csr_validate(const ata_csr *A, const char *what);
+ata_status ata_csr_transpose(const ata_csr *A, ata_csr **out);
+/* Lower (upper) triangle including the diagonal. */
+ata_status ata_csr_tril(const ata_csr *A, ata_csr **out);
+ata_status ata_csr_triu(const ata_csr *A, ata_csr **out);
+/* Every row has a stored, nonzero, finite diagonal: else MISSING_DIAG or
+ * ZERO_PIVOT naming the first bad row. Requires square. */
+ata_status ata_csr_check_diag(const ata_csr *A, const char *what);
+/* B = P A P^T with new index perm[old] ... B(perm[i], perm[j]) = A(i, j). */
+ata_status ata_csr_permute_sym(const ata_csr *A, const int *perm, ata_csr **out);
+/* perm[i] = image of i, a uniformly random permutation from `seed`. */
+ata_status ata_random_perm(int n, uint64_t seed, int **perm_out);
+/* 1 if A equals A^T in pattern and values. */
+int ata_csr_is_symmetric(const ata_csr *A);
+
+/* Read a matrix: Matrix Market (.mtx, .mtx.gz; coordinate real, integer or
+ * pattern; general, symmetric or skew-symmetric), Rutherford-Boeing (.rb,
+ * .rua, .rsa), or a SuiteSparse Matrix Collection archive (.tar.gz holding
+ * NAME/NAME.mtx). Symmetric storage is expanded to both triangles. Checks
+ * at the door: header, sizes, index range, duplicates, NaN/Inf, empty. */
+ata_status ata_matrix_read(const char *path, ata_csr **out);
+/* Write Matrix Market coordinate real general. */
+ata_status ata_matrix_write_mtx(const char *path, const ata_csr *A);
+
+/* Generators (natural ordering). */
+ata_status ata_gen_laplace2d(int nx, int ny, ata_csr **out);            /* 5-point */
+ata_status ata_gen_laplace3d(int nx, int ny, int nz, int points, ata_csr **out); /* 7 or 27 */
+/* Circuit-like: sparse, irregular, unsymmetric pattern whose lower
+ * triangle gives an L-shaped DAG; diagonally dominant. */
+ata_status ata_gen_circuit(int n, uint64_t seed, ata_csr **out);
+/* Parse "lap2d:NX[xNY]", "lap3d:N[xNyxNz]", "lap3d27:N", "circuit:N" with
+ * an optional ",perm=SEED" (random symmetric permutation). */
+ata_status ata_gen_from_spec(const char *spec, ata_csr **out);
+
+/* ------------------------------------------------------------------ */
+/* Serial reference (the oracle every backend is tested against)       */
+/* ------------------------------------------------------------------ */
+typedef enum { ATA_LOWER = 0, ATA_UPPER = 1 } ata_uplo;
+typedef enum { ATA_NON_UNIT = 0, ATA_UNIT = 1 } ata_diag;
+
+/* Pull over CSR: T holds at least the `uplo` triangle (other entries are
+ * ignored). Non-unit needs every diagonal stored and nonzero. */
+ata_status ata_ref_sptrsv_csr(const ata_csr *T, ata_uplo uplo, ata_diag diag,
+                              const double *b, double *x);
+/* Push over CSC: Tc is the CSC of the triangular matrix (CSR of T^T). */
+ata_status ata_ref_sptrsv_csc(const ata_csr *Tc, ata_uplo uplo, ata_diag diag,
+                              const double *b, double *x);
+/* ILU0 in place on A's pattern (row-oriented left-looking, IKJ): afterwards
+ * the strict lower part is L (unit diagonal implied) and the upper part
+ * with the diagonal is U. Zero pivot -> ATA_ERR_ZERO_PIVOT naming the row. */
+ata_status ata_ref_ilu0(ata_csr *A);
+/* y = A x */
+void ata_ref_spmv(const ata_csr *A, const double *x, double *y);
+
+/* ------------------------------------------------------------------ */
+/* Runtime: context, policies, plans                                   */
+/* ------------------------------------------------------------------ */
+typedef enum {
+    ATA_BACKEND_AUTO = 0,   /* cuda, else hip, else cpu */
+    ATA_BACKEND_CPU,
+    ATA_BACKEND_CUDA,
+    ATA_BACKEND_HIP
+} ata_backend;
+
+typedef struct {
+    ata_backend backend;
+    int threads;            /* CPU workers; 0: OMP_NUM_THREADS, else core count */
+    int device;             /* GPU ordinal */
+    double wait_timeout_s;  /* bound on any dependency wait; default 10 s */
+} ata_context_options;
+
+typedef struct ata_context ata_context;
+
+ata_context_options ata_context_defaults(void);
+ata_status ata_context_create(const ata_context_options *opt, ata_context **out);
+void ata_context_destroy(ata_context *ctx);
+ata_backend ata_context_backend(const ata_context *ctx);
+int ata_context_threads(const ata_context *ctx);
+const char *ata_backend_name(ata_backend b);
+ata_status ata_backend_from_name(const char *name, ata_backend *out);
+/* 1 if this build has the backend and a device for it. */
+int ata_backend_available(ata_backend b);
+
+typedef enum {
+    ATA_POLICY_LEVELSET = 0, /* one adaptive task per level, barrier between */
+    ATA_POLICY_SYNCFREE,     /* one adaptive task, every row waits on its preds */
+    ATA_POLICY_CA,           /* concurrency-aware (Alg. 7) */
+    ATA_POLICY_LA,           /* locality-aware (Alg. 8) */
+    ATA_POLICY_GREEDY,       /* fixed-capacity chunks of the level order */
+    ATA_POLICY_VENDOR,       /* cuSPARSE / hipSPARSE (GPU backends only) */
+    ATA_POLICY_COUNT
+} ata_policy;
+
+const char *ata_policy_name(ata_policy p);
+ata_status ata_policy_from_name(const char *name, ata_policy *out);
+
+typedef enum { ATA_PULL = 0, ATA_PUSH = 1 } ata_traversal; /* CSR / CSC */
+
+typedef struct {
+    ata_policy policy;      /* default ATA_POLICY_CA */
+    int S;                  /* adaptive-task size; 0 = auto (Eq. 5.1, 5.2) */
+    double R;               /* Eq. 5.2 ratio; default 100 */
+    ata_uplo uplo;
+    ata_diag diag;
+    ata_traversal traversal;
+} ata_plan_options;
+
+ata_plan_options ata_plan_defaults(void);
+
+typedef struct ata_plan ata_plan;
+
+/* Analysis: T holds at least the `uplo` triangle (other entries ignored);
+ * the plan keeps its own copy of what it needs, T may be freed after. */
+ata_status ata_sptrsv_plan_create(ata_context *ctx, const ata_csr *T,
+                                  const ata_plan_options *opt, ata_plan **out);
+/* Solve T x = b. b and x are host arrays of length n (may not alias). */
+ata_status ata_sptrsv(ata_plan *plan, const double *b, double *x);
+void ata_plan_destroy(ata_plan *plan);
+
+typedef struct {
+    int n;
+    int nnz;                /* entries of the triangle */
+    int levels;             /* critical path length */
+    int max_width;
+    long long m;            /* DAG edges (off-diagonal entries) */
+    const char *dag_class;  /* "parallel", "L-shape" or "wide" */
+    int S;                  /* granularity used */
+    int atasks;             /* adaptive tasks */
+    int untracked;          /* adaptive tasks with no internal dependency */
+    int barriers;           /* coarse synchronisations per solve */
+    long long c, f;         /* coarse and fine edges (c + f vs m) */
+    double analysis_s;      /* DAG + aggregation + upload */
+    size_t plan_bytes;      /* beyond the matrix: levels, order, flags */
+    size_t matrix_bytes;    /* the plan's copy of the triangle */
+    double T_l, T_u;        /* Eq. 5.2 inputs (seconds), 0 if S was fixed */
+    ata_policy policy;
+    ata_traversal traversal;
+} ata_plan_info;
+
+ata_status ata_plan_get_info(const ata_plan *plan, ata_plan_info *info);
+
+/* ILU0 through the runtime (pull, row DAG of A's lower pattern). A must be
+ * square with every diagonal stored. `opt` gives policy and S (uplo, diag
+ * and traversal are ignored). *LU gets the factors in one CSR on A's pattern
+ * (strict lower: L with unit diagonal; upper with diagonal: U). */
+ata_status ata_spilu0(ata_context *ctx, const ata_csr *A,
+                      const ata_plan_options *opt, ata_csr **LU);
+/* Same, overwriting A's values. */
+ata_status ata_spilu0_inplace(ata_context *ctx, ata_csr *A,
+                              const ata_plan_options *opt);
+
+/* ------------------------------------------------------------------ */
+/* PCG (Saad Alg. 9.1)                                                 */
+/* ------------------------------------------------------------------ */
+typedef enum { ATA_PC_ILU0 = 0, ATA_PC_IC0, ATA_PC_NONE } ata_precond;
+typedef enum { ATA_REORDER_NONE = 0, ATA_REORDER_RCM, ATA_REORDER_ND } ata_reorder;
+
+typedef struct {
+    double rtol;            /* ||b - Ax|| / ||b|| <= rtol; default 1e-6 */
+    double atol;            /* or ||b - Ax|| <= atol; default 0 */
+    int maxit;              /* default 2000 */
+    int use_x0;             /* 0: x0 = 0 (default); 1: start from x */
+    ata_precond precond;
+    ata_reorder reorder;
+    ata_plan_options plan;  /* policy, S, R, traversal of the L and U solves */
+    int keep_history;       /* record the residual of every iteration */
+} ata_pcg_options;
+
+typedef struct {
+    ata_status status;      /* OK, NOT_CONVERGED, BREAKDOWN, INDEFINITE_PC... */
+    int iterations;
+    double relres;          /* final ||b - Ax|| / ||b|| */
+    double analysis_s, factor_s, solve_s;
+    double *history;        /* iterations + 1 values if keep_history */
+    int history_len;
+    ata_plan_info L_info, U_info;
+} ata_pcg_result;
+
+ata_pcg_options ata_pcg_defaults(void);
+/* Solve A x = b. A square, symmetric positive definite expected. */
+ata_status ata_pcg(ata_context *ctx, const ata_csr *A, const double *b,
+                   double *x, const ata_pcg_options *opt, ata_pcg_result *res);
+void ata_pcg_result_free(ata_pcg_result *res);
+const char *ata_precond_name(ata_precond p);
+const char *ata_reorder_name(ata_reorder r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ATA_H */

@@ -1,0 +1,73 @@
+/* ref_sptrsv.c - serial reference triangular solves (Algorithm 5).
+ * Pull over CSR: x_i = (b_i - sum_{j in row i, off-diagonal} t_ij x_j) / t_ii,
+ * summing in stored order. Every runtime pull executor sums in the same
+ * order, which is what makes its result bitwise equal to this one. */
+#include <math.h>
+#include "error.h"
+
+static int in_triangle(ata_uplo uplo, int i, int j)
+{
+    return uplo == ATA_LOWER ? j < i : j > i;
+}
+
+ata_status ata_ref_sptrsv_csr(const ata_csr *T, ata_uplo uplo, ata_diag diag,
+                              const double *b, double *x)
+{
+    if (!T || !b || !x) return ata_fail(ATA_ERR_ARG, "sptrsv: NULL argument");
+    if (T->nrows != T->ncols)
+        return ata_fail(ATA_ERR_NOT_SQUARE, "sptrsv: matrix is %d x %d", T->nrows, T->ncols);
+    const int n = T->nrows, *Tp = T->rowptr, *Tj = T->col;
+    const double *Tx = T->val;
+    for (int k = 0; k < n; k++) {
+        int i = uplo == ATA_LOWER ? k : n - 1 - k;
+        double s = b[i], d = 0;
+        int has_d = 0;
+        for (int p = Tp[i]; p < Tp[i + 1]; p++) {
+            int j = Tj[p];
+            if (in_triangle(uplo, i, j)) s -= Tx[p] * x[j];
+            else if (j == i) { d = Tx[p]; has_d = 1; }
+        }
+        if (diag == ATA_UNIT) { x[i] = s; continue; }
+        if (!has_d) return ata_fail(ATA_ERR_MISSING_DIAG, "sptrsv: row %d has no diagonal entry", i);
+        if (d == 0) return ata_fail(ATA_ERR_ZERO_PIVOT, "sptrsv: zero diagonal in row %d", i);
+        x[i] = s / d;
+    }
+    return ATA_OK;
+}
+
+ata_status ata_ref_sptrsv_csc(const ata_csr *Tc, ata_uplo uplo, ata_diag diag,
+                              const double *b, double *x)
+{
+    if (!Tc || !b || !x) return ata_fail(ATA_ERR_ARG, "sptrsv: NULL argument");
+    if (Tc->nrows != Tc->ncols)
+        return ata_fail(ATA_ERR_NOT_SQUARE, "sptrsv: matrix is %d x %d", Tc->ncols, Tc->nrows);
+    /* Row j of Tc is column j of T: entries (i, j) with i = Tc->col[p]. */
+    const int n = Tc->nrows, *Cp = Tc->rowptr, *Ci = Tc->col;
+    const double *Cx = Tc->val;
+    for (int i = 0; i < n; i++) x[i] = b[i];
+    for (int k = 0; k < n; k++) {
+        int j = uplo == ATA_LOWER ? k : n - 1 - k;
+        if (diag == ATA_NON_UNIT) {
+            double d = 0;
+            int has_d = 0;
+            for (int p = Cp[j]; p < Cp[j + 1]; p++)
+                if (Ci[p] == j) { d = Cx[p]; has_d = 1; }
+            if (!has_d) return ata_fail(ATA_ERR_MISSING_DIAG, "sptrsv: column %d has no diagonal entry", j);
+            if (d == 0) return ata_fail(ATA_ERR_ZERO_PIVOT, "sptrsv: zero diagonal in column %d", j);
+            x[j] /= d;
+        }
+        const double xj = x[j];
+        for (int p = Cp[j]; p < Cp[j + 1]; p++)
+            if (in_triangle(uplo, Ci[p], j)) x[Ci[p]] -= Cx[p] * xj;
+    }
+    return ATA_OK;
+}
+
+void ata_ref_spmv(const ata_csr *A, const double *x, double *y)
+{
+    for (int i = 0; i < A->nrows; i++) {
+        double s = 0;
+        for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) s += A->val[p] * x[A->col[p]];
+        y[i] = s;
+    }
+}

@@ -1,0 +1,168 @@
+/* agg.c - aggregation policies (paper sec. 5.3.3) and the hierarchical DAG
+ * they induce: adaptive tasks, coarse/fine edges, tracking and barriers. */
+#include <stdlib.h>
+#include <string.h>
+#include "agg.h"
+#include "error.h"
+
+void agg_free(agg_result *a)
+{
+    if (!a) return;
+    free(a->order);
+    free(a->atask_ptr);
+    free(a->flags);
+    memset(a, 0, sizeof *a);
+}
+
+/* Cut points over the level order. levelset: every level; syncfree: none;
+ * ca (Alg. 7): merge whole levels until the task holds >= S; greedy: fixed
+ * chunks of `cap` tasks, blind to level boundaries. Returns atask count. */
+static int cut_levels(const dag *d, ata_policy policy, int S, int cap, int *aptr)
+{
+    const int n = d->n;
+    int p = 0;
+    aptr[0] = 0;
+    if (n == 0) return 0;
+    if (policy == ATA_POLICY_SYNCFREE) { aptr[1] = n; return 1; }
+    if (policy == ATA_POLICY_GREEDY) {
+        for (int s = 0; s < n; s += cap) aptr[++p] = s + cap < n ? s + cap : n;
+        return p;
+    }
+    for (int l = 0; l < d->nlevels; l++) {
+        int end = d->level_ptr[l + 1];
+        if (policy == ATA_POLICY_LEVELSET || end - aptr[p] >= S || l == d->nlevels - 1)
+            aptr[++p] = end;
+    }
+    return p;
+}
+
+/* la (Alg. 8): chunks of S neighbouring rows along the topological
+ * direction; inside a chunk, level then index (a stable scatter of the
+ * level order into chunk buckets). */
+static int cut_locality(const dag *d, ata_uplo uplo, int S, int *order, int *aptr)
+{
+    const int n = d->n, p = n ? (n + S - 1) / S : 0;
+    memset(aptr, 0, ((size_t)p + 1) * sizeof *aptr);
+    for (int k = 0; k < n; k++) aptr[k / S + 1]++;
+    for (int a = 0; a < p; a++) aptr[a + 1] += aptr[a];
+    int *cursor = malloc(((size_t)p + 1) * sizeof *cursor);
+    if (!cursor) return -1;
+    memcpy(cursor, aptr, ((size_t)p + 1) * sizeof *cursor);
+    for (int k = 0; k < n; k++) {
+        int i = d->level_rows[k];
+        int t = uplo == ATA_LOWER ? i : n - 1 - i;
+        order[cursor[t / S]++] = i;
+    }
+    free(cursor);
+    return p;
+}
+
+/* Tracking, c and f, and barriers, in one pass over the edges, grouped by
+ * the atask that lists them (rows of an atask are contiguous in `order`). */
+static ata_status classify_edges(agg_result *r, int n, const int *ptr, const int *idx,
+                                 int preds, ata_uplo uplo)
+{
+    const int p = r->natasks;
+    int *owner = malloc(((size_t)n + 1) * sizeof *owner);
+    int *mark = malloc(((size_t)p + 1) * sizeof *mark);
+    int *maxsrc = malloc(((size_t)p + 1) * sizeof *maxsrc);
+    if (!owner || !mark || !maxsrc) {
+        free(owner); free(mark); free(maxsrc);
+        return ata_fail(ATA_ERR_NOMEM, "aggregation: out of memory (n = %d)", n);
+    }
+    for (int a = 0; a < p; a++) {
+        mark[a] = -1;
+        maxsrc[a] = -1;
+        for (int k = r->atask_ptr[a]; k < r->atask_ptr[a + 1]; k++) owner[r->order[k]] = a;
+    }
+    for (int a = 0; a < p; a++) {
+        for (int k = r->atask_ptr[a]; k < r->atask_ptr[a + 1]; k++) {
+            int i = r->order[k];
+            for (int q = ptr[i]; q < ptr[i + 1]; q++) {
+                int j = idx[q];
+                if (!dag_is_edge(uplo, preds, i, j)) continue;
+                int b = owner[j];
+                if (b == a) { r->f++; r->flags[a] |= ATASK_TRACKED; continue; }
+                if (mark[b] != a) { mark[b] = a; r->c++; }
+                /* Edge src -> dst: src is the earlier atask. */
+                int src = a < b ? a : b, dst = a < b ? b : a;
+                if (src > maxsrc[dst]) maxsrc[dst] = src;
+            }
+        }
+    }
+    /* A barrier before b iff a coarse edge reaches b from the current
+     * segment (atasks since the last barrier run concurrently). */
+    int seg = 0;
+    for (int b = 1; b < p; b++)
+        if (maxsrc[b] >= seg) { r->flags[b] |= ATASK_BARRIER; seg = b; r->barriers++; }
+    for (int a = 0; a < p; a++) r->untracked += !(r->flags[a] & ATASK_TRACKED);
+    free(owner); free(mark); free(maxsrc);
+    return ATA_OK;
+}
+
+ata_status agg_build(const dag *d, const int *ptr, const int *idx, int preds,
+                     ata_uplo uplo, ata_policy policy, int S, int capacity,
+                     agg_result *out)
+{
+    memset(out, 0, sizeof *out);
+    const int n = d->n;
+    if (S < 1) S = 1;
+    if (capacity < S) capacity = S;
+    int maxp = policy == ATA_POLICY_LEVELSET ? d->nlevels
+             : policy == ATA_POLICY_LA ? (n + S - 1) / S
+             : policy == ATA_POLICY_GREEDY ? (n + capacity - 1) / capacity : n;
+    out->S = policy == ATA_POLICY_GREEDY ? capacity : S;
+    out->order = malloc(((size_t)n + 1) * sizeof *out->order);
+    out->atask_ptr = malloc(((size_t)maxp + 2) * sizeof *out->atask_ptr);
+    if (!out->order || !out->atask_ptr) goto nomem;
+    if (policy == ATA_POLICY_LA) {
+        out->natasks = cut_locality(d, uplo, S, out->order, out->atask_ptr);
+        if (out->natasks < 0) goto nomem;
+    } else {
+        memcpy(out->order, d->level_rows, (size_t)n * sizeof *out->order);
+        out->natasks = cut_levels(d, policy, S, capacity, out->atask_ptr);
+    }
+    out->flags = calloc((size_t)out->natasks + 1, 1);
+    if (!out->flags) goto nomem;
+    ata_status st = classify_edges(out, n, ptr, idx, preds, uplo);
+    if (st != ATA_OK) agg_free(out);
+    return st;
+nomem:
+    agg_free(out);
+    return ata_fail(ATA_ERR_NOMEM, "aggregation: out of memory (n = %d)", n);
+}
+
+ata_status agg_check_order(const agg_result *a, int n, const int *ptr,
+                           const int *idx, int preds, ata_uplo uplo)
+{
+    int *pos = malloc(((size_t)n + 1) * sizeof *pos);
+    int *owner = malloc(((size_t)n + 1) * sizeof *owner);
+    int *nbar = malloc(((size_t)a->natasks + 1) * sizeof *nbar);
+    ata_status st = ATA_OK;
+    if (!pos || !owner || !nbar) { st = ata_fail(ATA_ERR_NOMEM, "check: out of memory"); goto out; }
+    for (int t = 0; t < a->natasks; t++) {
+        nbar[t] = (t ? nbar[t - 1] : 0) + !!(a->flags[t] & ATASK_BARRIER);
+        for (int k = a->atask_ptr[t]; k < a->atask_ptr[t + 1]; k++) {
+            pos[a->order[k]] = k;
+            owner[a->order[k]] = t;
+        }
+    }
+    for (int i = 0; i < n && st == ATA_OK; i++)
+        for (int q = ptr[i]; q < ptr[i + 1]; q++) {
+            int j = idx[q];
+            if (!dag_is_edge(uplo, preds, i, j)) continue;
+            int src = preds ? j : i, dst = preds ? i : j;
+            if (pos[src] >= pos[dst]) {
+                st = ata_fail(ATA_ERR_INTERNAL, "schedule: task %d runs at %d, before its predecessor %d at %d",
+                              dst, pos[dst], src, pos[src]);
+                break;
+            }
+            if (owner[src] != owner[dst] && nbar[owner[dst]] == nbar[owner[src]]) {
+                st = ata_fail(ATA_ERR_INTERNAL, "schedule: coarse edge %d -> %d with no barrier between", src, dst);
+                break;
+            }
+        }
+out:
+    free(pos); free(owner); free(nbar);
+    return st;
+}

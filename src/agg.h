@@ -1,0 +1,44 @@
+/* agg.h - aggregation policies: user tasks -> adaptive tasks, with the SET
+ * order inside every adaptive task (level, then index).
+ *
+ * Deadlock freedom (why any number of workers, in any occupancy, finishes):
+ * the schedule is one sequence `order`; every predecessor of a task stands
+ * earlier in it (levels strictly increase along edges, and adaptive tasks
+ * follow the topological direction). Workers claim positions in increasing
+ * order. Take the smallest claimed, unfinished position: its predecessors are
+ * earlier, so either finished or - being smaller - not unfinished-and-claimed,
+ * and every smaller position is claimed; so they are finished and it runs.
+ * Hence some worker always makes progress. agg_check_order() tests this. */
+#ifndef ATA_AGG_H
+#define ATA_AGG_H
+#include "ata.h"
+#include "dag.h"
+
+enum {
+    ATASK_TRACKED = 1,      /* has internal (fine) dependencies: must wait */
+    ATASK_BARRIER = 2       /* a coarse edge needs all earlier work finished first */
+};
+
+typedef struct {
+    int natasks;
+    int *order;             /* n: SET order of user tasks */
+    int *atask_ptr;         /* natasks + 1: adaptive task a = order[ptr[a]..ptr[a+1]) */
+    unsigned char *flags;   /* natasks: ATASK_* */
+    long long c, f;         /* coarse edges (distinct atask pairs), fine edges */
+    int untracked;          /* atasks without ATASK_TRACKED */
+    int barriers;           /* atasks with ATASK_BARRIER */
+    int S;
+} agg_result;
+
+/* `capacity` is the greedy policy's chunk (resident tasks of the backend). */
+/* ptr/idx/preds/uplo: the adjacency the dag was built from. */
+ata_status agg_build(const dag *d, const int *ptr, const int *idx, int preds,
+                     ata_uplo uplo, ata_policy policy, int S, int capacity,
+                     agg_result *out);
+void agg_free(agg_result *a);
+/* ATA_OK iff every edge goes from an earlier to a later position of `order`,
+ * and no coarse edge crosses a segment without a barrier. */
+ata_status agg_check_order(const agg_result *a, int n, const int *ptr,
+                           const int *idx, int preds, ata_uplo uplo);
+
+#endif

@@ -1,0 +1,50 @@
+/* backend.h - the one backend interface. A backend executes plans that the
+ * host side (dag, agg, plan) built; it never decides a schedule itself.
+ * "Vectors" are backend-resident arrays of doubles (host memory on CPU). */
+#ifndef ATA_BACKEND_H
+#define ATA_BACKEND_H
+#include "ata.h"
+
+typedef struct ata_plan ata_plan;
+typedef struct ata_context ata_context;
+
+typedef struct ata_backend_ops {
+    const char *name;
+    ata_status (*ctx_init)(ata_context *ctx);
+    void (*ctx_fini)(ata_context *ctx);
+    /* After analysis: move T, order, atasks and flags where they run. */
+    ata_status (*plan_upload)(ata_plan *p);
+    void (*plan_release)(ata_plan *p);
+    /* x = T \ b with backend vectors. */
+    ata_status (*sptrsv)(ata_plan *p, const double *b, double *x);
+    /* ILU0 on the plan's matrix values (kind PLAN_ILU0), in place. */
+    ata_status (*ilu0)(ata_plan *p);
+    /* Copy the plan's factor values back to host `val` (nnz). */
+    ata_status (*ilu0_values)(ata_plan *p, double *val);
+    /* Cost of one barrier / launch between adaptive tasks (Eq. 5.2 T_l). */
+    ata_status (*probe_sync_cost)(ata_context *ctx, double *T_l);
+    /* Mean time of one user task of this plan, run with no dependencies. */
+    ata_status (*probe_task_cost)(ata_plan *p, double *T_u);
+
+    /* Vectors and kernels for PCG. */
+    ata_status (*vec_alloc)(ata_context *ctx, size_t n, double **v);
+    void (*vec_free)(ata_context *ctx, double *v);
+    ata_status (*vec_upload)(ata_context *ctx, double *dst, const double *src, size_t n);
+    ata_status (*vec_download)(ata_context *ctx, double *dst, const double *src, size_t n);
+    ata_status (*spmv_create)(ata_context *ctx, const ata_csr *A, void **h);
+    void (*spmv_destroy)(ata_context *ctx, void *h);
+    ata_status (*spmv)(ata_context *ctx, void *h, const double *x, double *y);
+    ata_status (*dot)(ata_context *ctx, size_t n, const double *x, const double *y, double *out);
+    /* y = a*x + b*y */
+    ata_status (*axpby)(ata_context *ctx, size_t n, double a, const double *x, double b, double *y);
+} ata_backend_ops;
+
+extern const ata_backend_ops cpu_backend_ops;
+#ifdef ATA_HAVE_CUDA
+extern const ata_backend_ops cuda_backend_ops;
+#endif
+#ifdef ATA_HAVE_HIP
+extern const ata_backend_ops hip_backend_ops;
+#endif
+
+#endif

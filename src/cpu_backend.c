@@ -1,0 +1,185 @@
+/* cpu_backend.c - the CPU backend: the thread pool runs the plan's schedule
+ * (cpu_exec.c) and PCG's vector kernels. Vectors are host arrays. */
+#include <stdlib.h>
+#include <string.h>
+#include "cpu_exec.h"
+#include "error.h"
+
+static ata_status cpu_ctx_init(ata_context *ctx)
+{
+    ATA_TRY(cpu_pool_create(ctx->threads, &ctx->pool));
+    ctx->S_min = ctx->threads;          /* Eq. 5.1: one task per worker at a time */
+    ctx->capacity = 4096 * ctx->threads; /* greedy: a cache-sized slice per worker */
+    return ATA_OK;
+}
+
+static void cpu_ctx_fini(ata_context *ctx)
+{
+    cpu_pool_destroy(ctx->pool);
+    ctx->pool = NULL;
+}
+
+static ata_status cpu_plan_upload(ata_plan *p) { (void)p; return ATA_OK; }
+static void cpu_plan_release(ata_plan *p) { (void)p; }
+static ata_status cpu_ilu0_values(ata_plan *p, double *val)
+{
+    if (val != p->T->val) memcpy(val, p->T->val, (size_t)p->T->nnz * sizeof *val);
+    return ATA_OK;
+}
+
+/* T_l: one barrier among all workers (the coarse synchronisation here). */
+typedef struct { cpu_barrier bar; cpu_wait_ctl ctl; int rounds; } probe_job;
+
+static void probe_worker(void *arg, int tid, int nt)
+{
+    probe_job *J = arg;
+    int sense = 0;
+    (void)tid; (void)nt;
+    for (int r = 0; r < J->rounds; r++)
+        if (cpu_barrier_wait(&J->bar, &sense, &J->ctl)) return;
+}
+
+static ata_status cpu_probe_sync_cost(ata_context *ctx, double *T_l)
+{
+    probe_job J;
+    J.rounds = 2000;
+    cpu_barrier_init(&J.bar, cpu_pool_size(ctx->pool));
+    atomic_init(&J.ctl.abort, 0);
+    J.ctl.deadline_s = ctx->wait_timeout_s;
+    cpu_pool_run(ctx->pool, probe_worker, &J);    /* warm-up */
+    cpu_barrier_init(&J.bar, cpu_pool_size(ctx->pool));
+    double t0 = cpu_now();
+    cpu_pool_run(ctx->pool, probe_worker, &J);
+    double t = (cpu_now() - t0) / J.rounds;
+    *T_l = t > 1e-8 ? t : 1e-8;
+    return ATA_OK;
+}
+
+/* T_u: the plan's user tasks run once, serially, with no dependencies. */
+static ata_status cpu_probe_task_cost(ata_plan *p, double *T_u)
+{
+    const ata_csr *T = p->T;
+    double *x = calloc((size_t)p->n + 1, sizeof *x);
+    if (!x) return ata_fail(ATA_ERR_NOMEM, "probe: out of memory");
+    double t0 = cpu_now();
+    for (int i = 0; i < p->n; i++) {
+        double s = 1;
+        for (int q = T->rowptr[i]; q < T->rowptr[i + 1]; q++) s -= T->val[q] * x[T->col[q]];
+        x[i] = s;
+    }
+    double t = (cpu_now() - t0) / (p->n ? p->n : 1);
+    free(x);
+    *T_u = t > 1e-10 ? t : 1e-10;
+    return ATA_OK;
+}
+
+static ata_status cpu_vec_alloc(ata_context *ctx, size_t n, double **v)
+{
+    (void)ctx;
+    *v = malloc((n ? n : 1) * sizeof **v);
+    return *v ? ATA_OK : ata_fail(ATA_ERR_NOMEM, "vector of %zu doubles: out of memory", n);
+}
+static void cpu_vec_free(ata_context *ctx, double *v) { (void)ctx; free(v); }
+static ata_status cpu_vec_copy(ata_context *ctx, double *dst, const double *src, size_t n)
+{
+    (void)ctx;
+    memcpy(dst, src, n * sizeof *dst);
+    return ATA_OK;
+}
+
+/* Vector kernels split rows statically; dot sums per-worker partials in
+ * worker order, so a given thread count always gives the same bits. */
+typedef struct {
+    const ata_csr *A;
+    size_t n;
+    double a, b;
+    const double *x, *y;
+    double *out;
+    double partial[256];
+} vec_job;
+
+#define SPLIT(n, tid, nt, lo, hi) \
+    size_t lo = (size_t)((n) * (unsigned long long)(tid) / (nt)), \
+           hi = (size_t)((n) * (unsigned long long)((tid) + 1) / (nt))
+
+static void spmv_worker(void *arg, int tid, int nt)
+{
+    vec_job *J = arg;
+    const ata_csr *A = J->A;
+    SPLIT((size_t)A->nrows, tid, nt, lo, hi);
+    for (size_t i = lo; i < hi; i++) {
+        double s = 0;
+        for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) s += A->val[q] * J->x[A->col[q]];
+        J->out[i] = s;
+    }
+}
+
+static void dot_worker(void *arg, int tid, int nt)
+{
+    vec_job *J = arg;
+    SPLIT(J->n, tid, nt, lo, hi);
+    double s = 0;
+    for (size_t i = lo; i < hi; i++) s += J->x[i] * J->y[i];
+    J->partial[tid] = s;
+}
+
+static void axpby_worker(void *arg, int tid, int nt)
+{
+    vec_job *J = arg;
+    SPLIT(J->n, tid, nt, lo, hi);
+    for (size_t i = lo; i < hi; i++) J->out[i] = J->a * J->x[i] + J->b * J->out[i];
+}
+
+static ata_status cpu_spmv_create(ata_context *ctx, const ata_csr *A, void **h)
+{
+    (void)ctx;
+    *h = (void *)A;
+    return ATA_OK;
+}
+static void cpu_spmv_destroy(ata_context *ctx, void *h) { (void)ctx; (void)h; }
+
+static ata_status cpu_spmv(ata_context *ctx, void *h, const double *x, double *y)
+{
+    vec_job J = { .A = h, .x = x, .out = y };
+    cpu_pool_run(ctx->pool, spmv_worker, &J);
+    return ATA_OK;
+}
+
+static ata_status cpu_dot(ata_context *ctx, size_t n, const double *x, const double *y, double *out)
+{
+    vec_job J = { .n = n, .x = x, .y = y };
+    cpu_pool_run(ctx->pool, dot_worker, &J);
+    double s = 0;
+    for (int t = 0; t < cpu_pool_size(ctx->pool); t++) s += J.partial[t];
+    *out = s;
+    return ATA_OK;
+}
+
+static ata_status cpu_axpby(ata_context *ctx, size_t n, double a, const double *x, double b, double *y)
+{
+    vec_job J = { .n = n, .a = a, .b = b, .x = x, .out = y };
+    cpu_pool_run(ctx->pool, axpby_worker, &J);
+    return ATA_OK;
+}
+
+const ata_backend_ops cpu_backend_ops = {
+    .name = "cpu",
+    .ctx_init = cpu_ctx_init,
+    .ctx_fini = cpu_ctx_fini,
+    .plan_upload = cpu_plan_upload,
+    .plan_release = cpu_plan_release,
+    .sptrsv = cpu_exec_sptrsv,
+    .ilu0 = cpu_exec_ilu0,
+    .ilu0_values = cpu_ilu0_values,
+    .probe_sync_cost = cpu_probe_sync_cost,
+    .probe_task_cost = cpu_probe_task_cost,
+    .vec_alloc = cpu_vec_alloc,
+    .vec_free = cpu_vec_free,
+    .vec_upload = cpu_vec_copy,
+    .vec_download = cpu_vec_copy,
+    .spmv_create = cpu_spmv_create,
+    .spmv_destroy = cpu_spmv_destroy,
+    .spmv = cpu_spmv,
+    .dot = cpu_dot,
+    .axpby = cpu_axpby,
+};

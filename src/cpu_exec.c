@@ -1,0 +1,250 @@
+/* cpu_exec.c - executes a plan's schedule on the context's thread pool:
+ * pull (CSR, done flags), push (CSC, pending counters) and ILU0 (pull).
+ *
+ * Workers walk the adaptive tasks in order. Atasks between two barriers form
+ * a segment; workers claim chunks of SET positions of the segment from one
+ * cursor, so the cursor only moves forward and ends exactly at the next
+ * segment's start (no reset, no per-atask counter). Tracked atasks wait on
+ * predecessors; untracked ones never wait (their predecessors finished before
+ * the barrier). Deadlock freedom: see agg.h. Every wait is bounded. */
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cpu_exec.h"
+#include "error.h"
+#include "ilu0_row.h"
+
+enum { EXEC_PULL, EXEC_PUSH, EXEC_ILU0 };
+
+typedef struct {
+    ata_plan *p;
+    int mode;
+    const double *b;
+    double *x;              /* ILU0: the plan's values */
+    uint32_t epoch;
+    atomic_int next;        /* claim cursor over SET positions */
+    cpu_barrier bar;
+    cpu_wait_ctl ctl;
+    atomic_int stuck_row, stuck_dep;
+    atomic_int pivot_row;   /* ILU0: smallest row with a zero pivot */
+    int *work;              /* ILU0: n ints per worker, all -1 */
+} exec_job;
+
+/* Bounded spin until *f == want. 0: ready; -1: abort (timeout or another
+ * worker's timeout). The acquire load pairs with the producer's release
+ * store, so everything it wrote before (x_j, row j of the factor) is seen. */
+static int wait_u32(exec_job *J, atomic_uint *f, uint32_t want, int row, int dep)
+{
+    double t0 = 0;
+    for (unsigned spins = 0; atomic_load_explicit(f, memory_order_acquire) != want; spins++) {
+        cpu_relax(spins);
+        if ((spins & 1023) != 1023) continue;
+        if (atomic_load_explicit(&J->ctl.abort, memory_order_relaxed)) return -1;
+        double now = cpu_now();
+        if (t0 == 0) t0 = now;
+        else if (now - t0 > J->ctl.deadline_s) {
+            atomic_store_explicit(&J->stuck_row, row, memory_order_relaxed);
+            atomic_store_explicit(&J->stuck_dep, dep, memory_order_relaxed);
+            atomic_store_explicit(&J->ctl.abort, 1, memory_order_relaxed);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int wait_zero(exec_job *J, atomic_int *c, int row)
+{
+    double t0 = 0;
+    for (unsigned spins = 0; atomic_load_explicit(c, memory_order_acquire) != 0; spins++) {
+        cpu_relax(spins);
+        if ((spins & 1023) != 1023) continue;
+        if (atomic_load_explicit(&J->ctl.abort, memory_order_relaxed)) return -1;
+        double now = cpu_now();
+        if (t0 == 0) t0 = now;
+        else if (now - t0 > J->ctl.deadline_s) {
+            atomic_store_explicit(&J->stuck_row, row, memory_order_relaxed);
+            atomic_store_explicit(&J->stuck_dep, -1, memory_order_relaxed);
+            atomic_store_explicit(&J->ctl.abort, 1, memory_order_relaxed);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* x_i -= v with a CAS loop: C11 has no atomic add on double. */
+static void atomic_sub_double(double *addr, double v)
+{
+    _Atomic uint64_t *a = (_Atomic uint64_t *)(void *)addr;
+    uint64_t old = atomic_load_explicit(a, memory_order_relaxed), nw;
+    do {
+        double d;
+        memcpy(&d, &old, sizeof d);
+        d -= v;
+        memcpy(&nw, &d, sizeof nw);
+    } while (!atomic_compare_exchange_weak_explicit(a, &old, nw, memory_order_relaxed,
+                                                    memory_order_relaxed));
+}
+
+static int run_pull_row(exec_job *J, int i, int tracked)
+{
+    const ata_plan *p = J->p;
+    const int *Tp = p->T->rowptr, *Tj = p->T->col;
+    const double *Tx = p->T->val;
+    atomic_uint *done = (atomic_uint *)p->done;
+    int lo = Tp[i], hi = Tp[i + 1], dpos = -1;
+    if (p->opt.diag == ATA_NON_UNIT) {
+        if (p->opt.uplo == ATA_LOWER) dpos = --hi;
+        else dpos = lo++;
+    }
+    double s = J->b[i];
+    for (int q = lo; q < hi; q++) {
+        int j = Tj[q];
+        if (tracked && wait_u32(J, &done[j], J->epoch, i, j)) return -1;
+        s -= Tx[q] * J->x[j];
+    }
+    J->x[i] = dpos >= 0 ? s / Tx[dpos] : s;
+    atomic_store_explicit(&done[i], J->epoch, memory_order_release);
+    return 0;
+}
+
+static int run_push_col(exec_job *J, int j, int tracked)
+{
+    const ata_plan *p = J->p;
+    const int *Cp = p->T->rowptr, *Ci = p->T->col;
+    const double *Cx = p->T->val;
+    atomic_int *pending = (atomic_int *)p->pending;
+    int lo = Cp[j], hi = Cp[j + 1], dpos = -1;
+    if (p->opt.diag == ATA_NON_UNIT) {
+        if (p->opt.uplo == ATA_LOWER) dpos = lo++;
+        else dpos = --hi;
+    }
+    if (tracked && wait_zero(J, &pending[j], j)) return -1;
+    double xj = J->x[j];
+    if (dpos >= 0) xj /= Cx[dpos];
+    J->x[j] = xj;
+    for (int q = lo; q < hi; q++) {
+        atomic_sub_double(&J->x[Ci[q]], Cx[q] * xj);
+        atomic_fetch_sub_explicit(&pending[Ci[q]], 1, memory_order_release);
+    }
+    return 0;
+}
+
+static int run_ilu0_row(exec_job *J, int i, int tracked, int *work)
+{
+    const ata_plan *p = J->p;
+    const int *Ap = p->T->rowptr, *Aj = p->T->col;
+    atomic_uint *done = (atomic_uint *)p->done;
+    if (tracked)
+        for (int q = Ap[i]; q < p->diag[i]; q++)
+            if (wait_u32(J, &done[Aj[q]], J->epoch, i, Aj[q])) return -1;
+    if (ilu0_row(Ap, Aj, J->x, p->diag, work, i)) {
+        int cur = atomic_load_explicit(&J->pivot_row, memory_order_relaxed);
+        while (i < cur && !atomic_compare_exchange_weak_explicit(&J->pivot_row, &cur, i,
+                                                                 memory_order_relaxed, memory_order_relaxed))
+            ;
+    }
+    atomic_store_explicit(&done[i], J->epoch, memory_order_release);
+    return 0;
+}
+
+/* Claim granularity: small where tasks wait on each other, so the SET order
+ * stays tight across workers; larger where they don't. */
+static int chunk_size(int len, int nthreads, int tracked)
+{
+    int c = len / (4 * nthreads);
+    int cap = tracked ? 16 : 256;
+    return c < 1 ? 1 : c > cap ? cap : c;
+}
+
+static void exec_worker(void *arg, int tid, int nt)
+{
+    exec_job *J = arg;
+    ata_plan *p = J->p;
+    const agg_result *s = &p->sched;
+    int sense = 0;
+    int *work = J->work ? J->work + (size_t)tid * p->n : NULL;
+
+    if (J->mode == EXEC_PUSH) {
+        /* Reset of the per-solve state, split by rows, then a barrier. */
+        int lo = (int)((long long)p->n * tid / nt), hi = (int)((long long)p->n * (tid + 1) / nt);
+        memcpy(p->pending + lo, p->indeg + lo, (size_t)(hi - lo) * sizeof(int));
+        memcpy(J->x + lo, J->b + lo, (size_t)(hi - lo) * sizeof(double));
+        if (cpu_barrier_wait(&J->bar, &sense, &J->ctl)) return;
+    }
+    for (int a = 0; a < s->natasks;) {
+        int b = a + 1, tracked_any = s->flags[a] & ATASK_TRACKED;
+        while (b < s->natasks && !(s->flags[b] & ATASK_BARRIER))
+            tracked_any |= s->flags[b++] & ATASK_TRACKED;
+        const int seg_hi = s->atask_ptr[b];
+        const int chunk = chunk_size(seg_hi - s->atask_ptr[a], nt, tracked_any);
+        int t = a;  /* atask of the current position; positions only increase */
+        int cur = atomic_load_explicit(&J->next, memory_order_relaxed);
+        while (cur < seg_hi) {
+            int end = cur + chunk < seg_hi ? cur + chunk : seg_hi;
+            if (!atomic_compare_exchange_weak_explicit(&J->next, &cur, end, memory_order_relaxed,
+                                                       memory_order_relaxed))
+                continue;
+            for (int k = cur; k < end; k++) {
+                while (k >= s->atask_ptr[t + 1]) t++;
+                int tracked = s->flags[t] & ATASK_TRACKED, i = s->order[k], rc;
+                if (J->mode == EXEC_PULL) rc = run_pull_row(J, i, tracked);
+                else if (J->mode == EXEC_PUSH) rc = run_push_col(J, i, tracked);
+                else rc = run_ilu0_row(J, i, tracked, work);
+                if (rc) return;
+            }
+            cur = atomic_load_explicit(&J->next, memory_order_relaxed);
+        }
+        a = b;
+        if (a < s->natasks && cpu_barrier_wait(&J->bar, &sense, &J->ctl)) return;
+    }
+}
+
+static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, int *work)
+{
+    ata_context *ctx = p->ctx;
+    exec_job J;
+    J.p = p;
+    J.mode = mode;
+    J.b = b;
+    J.x = x;
+    J.work = work;
+    J.epoch = mode == EXEC_PUSH ? 0 : plan_next_epoch(p);
+    atomic_init(&J.next, 0);
+    cpu_barrier_init(&J.bar, cpu_pool_size(ctx->pool));
+    atomic_init(&J.ctl.abort, 0);
+    J.ctl.deadline_s = ctx->wait_timeout_s;
+    atomic_init(&J.stuck_row, -1);
+    atomic_init(&J.stuck_dep, -1);
+    atomic_init(&J.pivot_row, p->n);
+    cpu_pool_run(ctx->pool, exec_worker, &J);
+    if (atomic_load(&J.ctl.abort)) {
+        int r = atomic_load(&J.stuck_row), d = atomic_load(&J.stuck_dep);
+        if (d >= 0)
+            return ata_fail(ATA_ERR_TIMEOUT, "row %d waited more than %g s for row %d: the plan's "
+                            "schedule is inconsistent", r, ctx->wait_timeout_s, d);
+        return ata_fail(ATA_ERR_TIMEOUT, "a dependency wait (row %d) outlasted %g s: the plan's "
+                        "schedule is inconsistent", r, ctx->wait_timeout_s);
+    }
+    int piv = atomic_load(&J.pivot_row);
+    if (mode == EXEC_ILU0 && piv < p->n)
+        return ata_fail(ATA_ERR_ZERO_PIVOT, "ilu0: zero pivot in row %d (u_ii = %g)", piv,
+                        x[p->diag[piv]]);
+    return ATA_OK;
+}
+
+ata_status cpu_exec_sptrsv(ata_plan *p, const double *b, double *x)
+{
+    return exec_run(p, p->opt.traversal == ATA_PUSH ? EXEC_PUSH : EXEC_PULL, b, x, NULL);
+}
+
+ata_status cpu_exec_ilu0(ata_plan *p)
+{
+    int nt = cpu_pool_size(p->ctx->pool);
+    int *work = malloc((size_t)nt * p->n * sizeof *work + 1);
+    if (!work) return ata_fail(ATA_ERR_NOMEM, "ilu0: out of memory for %d workers x %d rows", nt, p->n);
+    memset(work, 0xff, (size_t)nt * p->n * sizeof *work);   /* all -1 */
+    ata_status st = exec_run(p, EXEC_ILU0, NULL, p->T->val, work);
+    free(work);
+    return st;
+}

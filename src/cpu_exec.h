@@ -1,0 +1,10 @@
+/* cpu_exec.h - the CPU executors of a plan (see cpu_exec.c). */
+#ifndef ATA_CPU_EXEC_H
+#define ATA_CPU_EXEC_H
+#include "plan.h"
+#include "cpu_pool.h"
+
+ata_status cpu_exec_sptrsv(ata_plan *p, const double *b, double *x);
+ata_status cpu_exec_ilu0(ata_plan *p);
+
+#endif

@@ -1,0 +1,50 @@
+/* dag.h - the task DAG of a triangular (or ILU0) sparsity pattern.
+ *
+ * Row i is user task u_i; an off-diagonal entry links two rows. The
+ * topological direction is increasing index for a lower triangle and
+ * decreasing index for an upper one. level(i) = longest path from a root. */
+#ifndef ATA_DAG_H
+#define ATA_DAG_H
+#include "ata.h"
+
+enum { DAG_PARALLEL = 0, DAG_LSHAPE = 1, DAG_WIDE = 2 };
+
+/* DAG classes of the paper (sec. 5.4.1), thresholds fixed here:
+ *  parallel: fewer than DAG_PARALLEL_MAX_LEVELS levels (short critical path);
+ *  wide:     at least DAG_WIDE_FRACTION of the levels hold DAG_WIDE_MIN_WIDTH
+ *            or more tasks (4 wavefronts x 128 CUs: enough to fill a GPU);
+ *  L-shape:  otherwise (most tasks in the top levels, long thin tail). */
+#define DAG_PARALLEL_MAX_LEVELS 100
+#define DAG_WIDE_MIN_WIDTH 512
+#define DAG_WIDE_FRACTION 0.5
+
+typedef struct {
+    int n;
+    int nlevels;
+    int *level;         /* n: level of each row */
+    int *level_ptr;     /* nlevels + 1 */
+    int *level_rows;    /* n: rows by level, increasing index inside a level */
+    long long m;        /* edges */
+    int max_width;
+    int dag_class;
+} dag;
+
+/* adj: CSR-like adjacency over n rows. If `preds`, row i lists its
+ * predecessors (pull / CSR of the triangle); else it lists its successors
+ * (push / CSC). Diagonal entries are skipped; entries on the wrong side of
+ * the diagonal for `uplo` are ignored. Linear in n + nnz. */
+/* (i, j) is an edge of the DAG: j is on the solved side of i, as a
+ * predecessor listed in row i (preds) or a successor listed in column i. */
+static inline int dag_is_edge(ata_uplo uplo, int preds, int i, int j)
+{
+    int before = uplo == ATA_LOWER ? j < i : j > i;
+    int after = uplo == ATA_LOWER ? j > i : j < i;
+    return preds ? before : after;
+}
+
+ata_status dag_build(int n, const int *ptr, const int *idx, int preds,
+                     ata_uplo uplo, dag *out);
+void dag_free(dag *d);
+const char *dag_class_name(int cls);
+
+#endif

@@ -1,0 +1,152 @@
+/* plan.c - analysis shared by every kind of plan and backend: DAG, S
+ * (Eq. 5.1/5.2), aggregation, dependency state, then the backend's upload. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cpu_pool.h"
+#include "dag.h"
+#include "error.h"
+#include "ilu0_row.h"
+#include "plan.h"
+
+ata_plan_options ata_plan_defaults(void)
+{
+    ata_plan_options o = { ATA_POLICY_CA, 0, 100.0, ATA_LOWER, ATA_NON_UNIT, ATA_PULL };
+    return o;
+}
+
+uint32_t plan_next_epoch(ata_plan *p)
+{
+    if (p->epoch == UINT32_MAX) {       /* wrap: forget every old epoch */
+        memset(p->done, 0, (size_t)p->n * sizeof *p->done);
+        p->epoch = 0;
+    }
+    return ++p->epoch;
+}
+
+void plan_free(ata_plan *p)
+{
+    if (!p) return;
+    if (p->ctx && p->ctx->ops) {
+        p->ctx->ops->plan_release(p);
+        if (p->vb) p->ctx->ops->vec_free(p->ctx, p->vb);
+        if (p->vx) p->ctx->ops->vec_free(p->ctx, p->vx);
+    }
+    ata_csr_free(p->T);
+    agg_free(&p->sched);
+    free(p->diag);
+    free(p->done);
+    free(p->indeg);
+    free(p->pending);
+    free(p);
+}
+
+void ata_plan_destroy(ata_plan *plan) { plan_free(plan); }
+
+ata_status ata_plan_get_info(const ata_plan *plan, ata_plan_info *info)
+{
+    if (!plan || !info) return ata_fail(ATA_ERR_ARG, "plan info: NULL argument");
+    *info = plan->info;
+    return ATA_OK;
+}
+
+/* Eq. 5.1 and 5.2: S = max(S_min, R * T_l / T_u), T_l cached per context. */
+static ata_status choose_S(ata_plan *p, int *S)
+{
+    ata_context *ctx = p->ctx;
+    if (p->opt.S > 0) { *S = p->opt.S; return ATA_OK; }
+    if (ctx->T_l == 0) ATA_TRY(ctx->ops->probe_sync_cost(ctx, &ctx->T_l));
+    double T_u;
+    ATA_TRY(ctx->ops->probe_task_cost(p, &T_u));
+    p->info.T_l = ctx->T_l;
+    p->info.T_u = T_u;
+    double s = ceil(p->opt.R * ctx->T_l / T_u);
+    if (s < ctx->S_min) s = ctx->S_min;
+    if (s > p->n) s = p->n;
+    *S = s < 1 ? 1 : (int)s;
+    return ATA_OK;
+}
+
+static ata_status init_dependency_state(ata_plan *p, int preds, ata_uplo uplo)
+{
+    const int n = p->n;
+    if (preds) {
+        p->done = calloc((size_t)n + 1, sizeof *p->done);
+        return p->done ? ATA_OK : ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
+    }
+    p->indeg = calloc((size_t)n + 1, sizeof *p->indeg);
+    p->pending = calloc((size_t)n + 1, sizeof *p->pending);
+    if (!p->indeg || !p->pending) return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
+    const ata_csr *C = p->T;
+    for (int j = 0; j < n; j++)
+        for (int q = C->rowptr[j]; q < C->rowptr[j + 1]; q++)
+            if (dag_is_edge(uplo, 0, j, C->col[q])) p->indeg[C->col[q]]++;
+    return ATA_OK;
+}
+
+ata_status plan_analyse(ata_context *ctx, ata_csr *T, int kind,
+                        const ata_plan_options *opt, ata_plan **out)
+{
+    double t0 = cpu_now();
+    ata_plan *p = calloc(1, sizeof *p);
+    if (!p) { ata_csr_free(T); return ata_fail(ATA_ERR_NOMEM, "plan: out of memory"); }
+    p->ctx = ctx;
+    p->kind = kind;
+    p->opt = *opt;
+    p->n = T->nrows;
+    p->T = T;
+    const int preds = kind == PLAN_ILU0 || opt->traversal == ATA_PULL;
+    const ata_uplo uplo = kind == PLAN_ILU0 ? ATA_LOWER : opt->uplo;
+    dag d = { 0 };
+    ata_status st = ATA_OK;
+    int S = 1;
+    if (kind == PLAN_ILU0) {
+        p->diag = malloc(((size_t)p->n + 1) * sizeof *p->diag);
+        if (!p->diag) { st = ata_fail(ATA_ERR_NOMEM, "plan: out of memory"); goto fail; }
+        if ((st = ilu0_find_diag(T, p->diag)) != ATA_OK) goto fail;
+    }
+    if ((st = dag_build(p->n, T->rowptr, T->col, preds, uplo, &d)) != ATA_OK) goto fail;
+    if ((st = choose_S(p, &S)) != ATA_OK) goto fail;
+    /* vendor keeps a syncfree schedule only for the statistics. */
+    ata_policy pol = opt->policy == ATA_POLICY_VENDOR ? ATA_POLICY_SYNCFREE : opt->policy;
+    if ((st = agg_build(&d, T->rowptr, T->col, preds, uplo, pol, S, ctx->capacity, &p->sched)) != ATA_OK)
+        goto fail;
+    if ((st = init_dependency_state(p, preds, uplo)) != ATA_OK) goto fail;
+
+    ata_plan_info *in = &p->info;
+    in->n = p->n;
+    in->nnz = T->nnz;
+    in->levels = d.nlevels;
+    in->max_width = d.max_width;
+    in->m = d.m;
+    in->dag_class = dag_class_name(d.dag_class);
+    in->S = p->sched.S;
+    in->atasks = p->sched.natasks;
+    in->untracked = p->sched.untracked;
+    in->barriers = p->sched.barriers;
+    in->c = p->sched.c;
+    in->f = p->sched.f;
+    in->policy = opt->policy;
+    in->traversal = kind == PLAN_ILU0 ? ATA_PULL : opt->traversal;
+    in->plan_bytes = sizeof(int) * ((size_t)p->n                    /* order */
+                                    + (size_t)p->sched.natasks + 1    /* atask_ptr */
+                                    + (p->done ? (size_t)p->n : 0)
+                                    + (p->indeg ? 2 * (size_t)p->n : 0)
+                                    + (p->diag ? (size_t)p->n : 0))
+                     + (size_t)p->sched.natasks;                       /* flags */
+    in->matrix_bytes = sizeof(int) * ((size_t)p->n + 1 + (size_t)T->nnz) + sizeof(double) * (size_t)T->nnz;
+    p->nlevels = d.nlevels;
+    dag_free(&d);
+    if ((st = ctx->ops->plan_upload(p)) != ATA_OK) goto fail;
+    if (ctx->backend != ATA_BACKEND_CPU && kind == PLAN_SPTRSV) {
+        if ((st = ctx->ops->vec_alloc(ctx, (size_t)p->n, &p->vb)) != ATA_OK) goto fail;
+        if ((st = ctx->ops->vec_alloc(ctx, (size_t)p->n, &p->vx)) != ATA_OK) goto fail;
+    }
+    in->analysis_s = cpu_now() - t0;
+    *out = p;
+    return ATA_OK;
+fail:
+    dag_free(&d);
+    plan_free(p);
+    return st;
+}

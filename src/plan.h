@@ -1,0 +1,51 @@
+/* plan.h - an analysed problem: the plan's copy of the matrix, its schedule
+ * (SET order, adaptive tasks, flags) and the per-solve dependency state.
+ *
+ * Matrix copy, by kind and traversal:
+ *   PLAN_SPTRSV, pull: CSR of the triangle. Non-unit: the diagonal is the
+ *     last entry of a lower row / first of an upper row. Unit: no diagonal.
+ *   PLAN_SPTRSV, push: CSC of the triangle (ata_csr of T^T), diagonal first
+ *     in a lower column / last in an upper one; none if unit.
+ *   PLAN_ILU0: CSR of the whole A (sorted), `diag` gives each row's diagonal.
+ * Dependency state: pull keeps `done[i] == epoch` once row i is final, so no
+ * reset between solves; push keeps `pending` (reset from `indeg` every solve)
+ * and accumulates in x itself: x_i starts at b_i, every finished predecessor
+ * column subtracts its contribution atomically, the owner then divides. */
+#ifndef ATA_PLAN_H
+#define ATA_PLAN_H
+#include <stdint.h>
+#include "ata.h"
+#include "agg.h"
+#include "context.h"
+
+enum { PLAN_SPTRSV = 0, PLAN_ILU0 = 1 };
+
+struct ata_plan {
+    ata_context *ctx;
+    int kind;
+    ata_plan_options opt;
+    int n;
+    ata_csr *T;             /* see above */
+    int *diag;              /* PLAN_ILU0: position of each row's diagonal */
+    agg_result sched;       /* order, atask_ptr, flags */
+    int nlevels;
+    /* pull */
+    uint32_t *done;
+    uint32_t epoch;
+    /* push */
+    int *indeg;
+    int *pending;
+    double *vb, *vx;        /* GPU: device staging of ata_sptrsv's host b and x */
+    ata_plan_info info;
+    void *dev;              /* backend's device copy of all the above */
+};
+
+/* Shared analysis for both kinds (called by the public plan constructors). */
+ata_status plan_analyse(ata_context *ctx, ata_csr *T_owned, int kind,
+                        const ata_plan_options *opt, ata_plan **out);
+/* Free the plan's host side and the backend's part. */
+void plan_free(ata_plan *p);
+/* Next epoch for a pull solve (handles wrap-around). */
+uint32_t plan_next_epoch(ata_plan *p);
+
+#endif

@@ -1,0 +1,29 @@
+/* test_util.h - shared helpers of the cmocka tests. */
+#ifndef ATA_TEST_UTIL_H
+#define ATA_TEST_UTIL_H
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include "ata.h"
+
+/* Folder of the shared matrices: $ATA_MATRICES, else ../shared/matrices. */
+const char *tu_matrix_dir(void);
+/* Sorted list of files in tu_matrix_dir()/sub (NULL-terminated, malloc'd);
+ * NULL with a loud "SKIPPED" line if the folder is absent. */
+char **tu_list(const char *sub);
+void tu_free_list(char **list);
+/* Normwise backward error of T x = b on the `uplo` triangle of T:
+ * ||T x - b||_inf / (||T||_inf ||x||_inf + ||b||_inf). */
+double tu_backward_error(const ata_csr *T, ata_uplo uplo, ata_diag diag,
+                         const double *x, const double *b);
+/* max_i |x_i - y_i| / max_i |y_i| */
+double tu_rel_diff(const double *x, const double *y, int n);
+/* Deterministic pseudo-random vector in [-1, 1]. */
+void tu_random_vec(double *v, int n, uint64_t seed);
+/* Assert a status with the library's detail in the failure message. */
+#define TU_OK(expr) do { ata_status s_ = (expr); if (s_ != ATA_OK) \
+    fail_msg("%s -> %s: %s", #expr, ata_status_string(s_), ata_last_error()); } while (0)
+
+#endif
