@@ -223,8 +223,8 @@ static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, in
         if (d >= 0)
             return ata_fail(ATA_ERR_TIMEOUT, "row %d waited more than %g s for row %d: the plan's "
                             "schedule is inconsistent", r, ctx->wait_timeout_s, d);
-        return ata_fail(ATA_ERR_TIMEOUT, "a dependency wait (row %d) outlasted %g s: the plan's "
-                        "schedule is inconsistent", r, ctx->wait_timeout_s);
+        return ata_fail(ATA_ERR_TIMEOUT, "row %d waited more than %g s for its predecessors: the "
+                        "plan's schedule is inconsistent", r, ctx->wait_timeout_s);
     }
     int piv = atomic_load(&J.pivot_row);
     if (mode == EXEC_ILU0 && piv < p->n)

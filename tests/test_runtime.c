@@ -1,0 +1,394 @@
+/* test_runtime.c - the CPU runtime against the serial reference: every policy
+ * x pull/push x lower/upper x unit/non-unit, on the real matrices and on
+ * generated ones; schedule invariants; ILU0; plan reuse; many plans; thread
+ * counts; a corrupted plan must time out, not hang. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "test_util.h"
+#include "plan.h"
+#include "dag.h"
+
+static const ata_policy cpu_policies[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCFREE, ATA_POLICY_CA,
+                                           ATA_POLICY_LA, ATA_POLICY_GREEDY };
+#define NPOL (int)(sizeof cpu_policies / sizeof *cpu_policies)
+
+static ata_context *make_ctx(int threads, double timeout)
+{
+    ata_context_options o = ata_context_defaults();
+    o.backend = ATA_BACKEND_CPU;
+    o.threads = threads;
+    o.wait_timeout_s = timeout;
+    ata_context *ctx = NULL;
+    TU_OK(ata_context_create(&o, &ctx));
+    return ctx;
+}
+
+/* One matrix through every combination. Returns the number of solves run. */
+static int check_matrix(ata_context *ctx, const ata_csr *A, const char *name, int S)
+{
+    const int n = A->nrows;
+    double *b = malloc(n * sizeof *b), *xr = malloc(n * sizeof *xr), *x = malloc(n * sizeof *x);
+    tu_random_vec(b, n, 42);
+    int solves = 0;
+    for (int u = 0; u < 2; u++)
+        for (int d = 0; d < 2; d++) {
+            ata_uplo uplo = u ? ATA_UPPER : ATA_LOWER;
+            ata_diag diag = d ? ATA_UNIT : ATA_NON_UNIT;
+            ata_status ref = ata_ref_sptrsv_csr(A, uplo, diag, b, xr);
+            for (int t = 0; t < 2; t++)
+                for (int k = 0; k < NPOL; k++) {
+                    ata_plan_options po = ata_plan_defaults();
+                    po.policy = cpu_policies[k];
+                    po.S = S;
+                    po.uplo = uplo;
+                    po.diag = diag;
+                    po.traversal = t ? ATA_PUSH : ATA_PULL;
+                    ata_plan *p = NULL;
+                    ata_status st = ata_sptrsv_plan_create(ctx, A, &po, &p);
+                    if (ref != ATA_OK) {
+                        /* Unusable diagonal: the plan must refuse it the same way. */
+                        if (st != ref)
+                            fail_msg("%s %s: reference says %s, plan says %s", name, ata_policy_name(po.policy),
+                                     ata_status_string(ref), ata_status_string(st));
+                        continue;
+                    }
+                    if (st != ATA_OK)
+                        fail_msg("%s: plan %s: %s", name, ata_policy_name(po.policy), ata_last_error());
+                    ata_plan_info in;
+                    TU_OK(ata_plan_get_info(p, &in));
+                    assert_true(in.c + in.f <= in.m);
+                    if (po.policy == ATA_POLICY_LEVELSET) {
+                        assert_int_equal(in.atasks, in.levels);
+                        assert_int_equal(in.f, 0);
+                        assert_int_equal(in.untracked, in.atasks);
+                    }
+                    if (po.policy == ATA_POLICY_SYNCFREE) {
+                        assert_int_equal(in.atasks, n > 0);
+                        assert_int_equal(in.c, 0);
+                        assert_true(in.f == in.m);
+                    }
+                    assert_true(in.plan_bytes <= (size_t)6 * sizeof(int) * (n + 1) + 64);
+                    for (int rep = 0; rep < 2; rep++) {   /* the plan is reused */
+                        memset(x, 0xff, n * sizeof *x);    /* NaN poison */
+                        TU_OK(ata_sptrsv(p, b, x));
+                        if (po.traversal == ATA_PULL) {
+                            if (memcmp(x, xr, n * sizeof *x) != 0)
+                                fail_msg("%s %s pull uplo=%d diag=%d S=%d: not bitwise equal to the reference "
+                                         "(rel diff %g)", name, ata_policy_name(po.policy), u, d, S,
+                                         tu_rel_diff(x, xr, n));
+                        } else {
+                            double e = tu_rel_diff(x, xr, n);
+                            if (!(e <= 1e-12))
+                                fail_msg("%s %s push uplo=%d diag=%d S=%d: rel diff %g > 1e-12", name,
+                                         ata_policy_name(po.policy), u, d, S, e);
+                        }
+                        solves++;
+                    }
+                    ata_plan_destroy(p);
+                }
+        }
+    free(b); free(xr); free(x);
+    return solves;
+}
+
+static void test_real_matrices(void **state)
+{
+    (void)state;
+    char **files = tu_list("real");
+    if (!files) { skip(); return; }
+    ata_context *ctx = make_ctx(2, 10);
+    int total = 0, mats = 0;
+    for (char **f = files; *f; f++) {
+        ata_csr *A;
+        TU_OK(ata_matrix_read(*f, &A));
+        total += check_matrix(ctx, A, *f, 0);
+        total += check_matrix(ctx, A, *f, 3);
+        ata_csr_free(A);
+        mats++;
+    }
+    printf("real matrices: %d matrices, %d solves checked\n", mats, total);
+    assert_true(mats >= 10);
+    assert_true(total > 0);
+    ata_context_destroy(ctx);
+    tu_free_list(files);
+}
+
+static void test_generated(void **state)
+{
+    (void)state;
+    const char *specs[] = { "lap2d:60", "lap2d:40,perm=7", "lap3d:14", "lap3d:12,perm=3",
+                            "lap3d27:10", "circuit:20000", "circuit:5000,perm=11" };
+    ata_context *ctx = make_ctx(2, 10);
+    for (size_t s = 0; s < sizeof specs / sizeof *specs; s++) {
+        ata_csr *A;
+        TU_OK(ata_gen_from_spec(specs[s], &A));
+        int solves = check_matrix(ctx, A, specs[s], 0) + check_matrix(ctx, A, specs[s], 50);
+        assert_int_equal(solves, 2 * 2 * 2 * 2 * NPOL * 2);
+        ata_csr_free(A);
+    }
+    ata_context_destroy(ctx);
+}
+
+/* The schedule invariant behind deadlock freedom: every edge goes forward in
+ * the SET order, every coarse edge crosses a barrier. */
+static void test_schedule_order(void **state)
+{
+    (void)state;
+    const char *specs[] = { "lap2d:50", "lap3d:10,perm=5", "circuit:8000" };
+    for (size_t s = 0; s < sizeof specs / sizeof *specs; s++) {
+        ata_csr *A, *L, *U;
+        TU_OK(ata_gen_from_spec(specs[s], &A));
+        TU_OK(ata_csr_tril(A, &L));
+        TU_OK(ata_csr_triu(A, &U));
+        for (int u = 0; u < 2; u++) {
+            const ata_csr *T = u ? U : L;
+            ata_uplo uplo = u ? ATA_UPPER : ATA_LOWER;
+            dag d;
+            TU_OK(dag_build(T->nrows, T->rowptr, T->col, 1, uplo, &d));
+            int S_list[] = { 1, 7, 100, 100000 };
+            for (int k = 0; k < NPOL; k++)
+                for (int si = 0; si < 4; si++) {
+                    agg_result r;
+                    TU_OK(agg_build(&d, T->rowptr, T->col, 1, uplo, cpu_policies[k], S_list[si], 64, &r));
+                    TU_OK(agg_check_order(&r, T->nrows, T->rowptr, T->col, 1, uplo));
+                    assert_int_equal(r.atask_ptr[r.natasks], T->nrows);
+                    assert_true(r.c + r.f <= d.m);
+                    /* positions form a permutation */
+                    char *seen = calloc(T->nrows, 1);
+                    for (int i = 0; i < T->nrows; i++) { assert_false(seen[r.order[i]]); seen[r.order[i]] = 1; }
+                    free(seen);
+                    if (cpu_policies[k] == ATA_POLICY_CA)
+                        for (int a = 0; a + 1 < r.natasks; a++)
+                            assert_true(r.atask_ptr[a + 1] - r.atask_ptr[a] >= S_list[si]);
+                    /* Swapping a task with its predecessor must be caught. */
+                    int *pos = malloc(T->nrows * sizeof *pos);
+                    for (int q = 0; q < T->nrows; q++) pos[r.order[q]] = q;
+                    int i = r.order[T->nrows - 1], j = -1;
+                    for (int q = T->rowptr[i]; q < T->rowptr[i + 1]; q++)
+                        if (T->col[q] != i) j = T->col[q];
+                    if (j >= 0) {
+                        r.order[pos[i]] = j;
+                        r.order[pos[j]] = i;
+                        assert_int_not_equal(agg_check_order(&r, T->nrows, T->rowptr, T->col, 1, uplo), ATA_OK);
+                    }
+                    free(pos);
+                    agg_free(&r);
+                }
+            dag_free(&d);
+        }
+        ata_csr_free(A); ata_csr_free(L); ata_csr_free(U);
+    }
+}
+
+/* Levels and classes of small known DAGs. */
+static void test_dag_levels(void **state)
+{
+    (void)state;
+    /* Lower bidiagonal chain of 5: levels 0..4, 4 edges. */
+    int ptr[] = { 0, 1, 3, 5, 7, 9 }, idx[] = { 0, 0, 1, 1, 2, 2, 3, 3, 4 };
+    dag d;
+    TU_OK(dag_build(5, ptr, idx, 1, ATA_LOWER, &d));
+    assert_int_equal(d.nlevels, 5);
+    assert_int_equal(d.m, 4);
+    for (int i = 0; i < 5; i++) assert_int_equal(d.level[i], i);
+    assert_int_equal(d.dag_class, DAG_PARALLEL);
+    dag_free(&d);
+    /* Same pattern read as successors (CSC of the upper triangle of the
+     * transpose): row i lists i-1 and i, i.e. successor i-1 in an upper DAG. */
+    TU_OK(dag_build(5, ptr, idx, 0, ATA_UPPER, &d));
+    assert_int_equal(d.nlevels, 5);
+    assert_int_equal(d.level[4], 0);
+    assert_int_equal(d.level[0], 4);
+    dag_free(&d);
+    /* 2D Laplacian natural order: levels = nx + ny - 1, L-shape class for a
+     * long thin grid? No: 300x300 has 599 levels, widths up to 300 < 512. */
+    ata_csr *A, *L;
+    TU_OK(ata_gen_laplace2d(300, 300, &A));
+    TU_OK(ata_csr_tril(A, &L));
+    TU_OK(dag_build(L->nrows, L->rowptr, L->col, 1, ATA_LOWER, &d));
+    assert_int_equal(d.nlevels, 599);
+    assert_int_equal(d.max_width, 300);
+    assert_int_equal(d.dag_class, DAG_LSHAPE);
+    dag_free(&d);
+    ata_csr_free(A); ata_csr_free(L);
+    /* 3D 7-point: level l holds ~l^2/2 rows early on, so >= 512 from l ~ 32.
+     * 40^3: 118 levels, 46% of them wide -> L-shape; 60^3: 178 levels, 64%
+     * wide -> wide. */
+    TU_OK(ata_gen_laplace3d(40, 40, 40, 7, &A));
+    TU_OK(ata_csr_tril(A, &L));
+    TU_OK(dag_build(L->nrows, L->rowptr, L->col, 1, ATA_LOWER, &d));
+    assert_int_equal(d.nlevels, 118);
+    assert_int_equal(d.dag_class, DAG_LSHAPE);
+    dag_free(&d);
+    ata_csr_free(A); ata_csr_free(L);
+    TU_OK(ata_gen_laplace3d(60, 60, 60, 7, &A));
+    TU_OK(ata_csr_tril(A, &L));
+    TU_OK(dag_build(L->nrows, L->rowptr, L->col, 1, ATA_LOWER, &d));
+    assert_int_equal(d.nlevels, 178);
+    assert_int_equal(d.dag_class, DAG_WIDE);
+    dag_free(&d);
+    ata_csr_free(A); ata_csr_free(L);
+}
+
+static void test_ilu0_runtime(void **state)
+{
+    (void)state;
+    const char *specs[] = { "lap2d:50", "lap3d:12,perm=9", "circuit:10000" };
+    ata_context *ctx = make_ctx(2, 10);
+    for (size_t s = 0; s < sizeof specs / sizeof *specs; s++) {
+        ata_csr *A, *R;
+        TU_OK(ata_gen_from_spec(specs[s], &A));
+        TU_OK(ata_csr_copy(A, &R));
+        TU_OK(ata_ref_ilu0(R));
+        for (int k = 0; k < NPOL; k++) {
+            ata_plan_options po = ata_plan_defaults();
+            po.policy = cpu_policies[k];
+            po.S = k % 2 ? 0 : 20;
+            ata_csr *LU;
+            TU_OK(ata_spilu0(ctx, A, &po, &LU));
+            assert_int_equal(LU->nnz, A->nnz);
+            if (memcmp(LU->val, R->val, A->nnz * sizeof *R->val) != 0)
+                fail_msg("%s %s: runtime ILU0 differs from the reference", specs[s], ata_policy_name(po.policy));
+            ata_csr_free(LU);
+        }
+        ata_csr_free(A); ata_csr_free(R);
+    }
+    /* Real unsymmetric matrices with a full diagonal, or a clear error. */
+    char **files = tu_list("real");
+    for (char **f = files; f && *f; f++) {
+        ata_csr *A, *R, *LU = NULL;
+        TU_OK(ata_matrix_read(*f, &A));
+        TU_OK(ata_csr_copy(A, &R));
+        ata_status ref = ata_ref_ilu0(R);
+        ata_plan_options po = ata_plan_defaults();
+        ata_status st = ata_spilu0(ctx, A, &po, &LU);
+        assert_int_equal(st, ref);
+        if (st == ATA_OK) assert_memory_equal(LU->val, R->val, A->nnz * sizeof *R->val);
+        else assert_true(strstr(ata_last_error(), "row") != NULL);
+        ata_csr_free(LU); ata_csr_free(A); ata_csr_free(R);
+    }
+    tu_free_list(files);
+    ata_context_destroy(ctx);
+}
+
+static void test_thread_counts(void **state)
+{
+    (void)state;
+    ata_csr *A;
+    TU_OK(ata_gen_from_spec("lap3d:16,perm=2", &A));
+    for (int threads = 1; threads <= 4; threads *= 2) {   /* 4 oversubscribes this machine */
+        ata_context *ctx = make_ctx(threads, 20);
+        assert_int_equal(ata_context_threads(ctx), threads);
+        check_matrix(ctx, A, "lap3d:16,perm=2", 0);
+        ata_context_destroy(ctx);
+    }
+    ata_csr_free(A);
+}
+
+/* Several plans alive at once on one context, interleaved solves. */
+static void test_many_plans(void **state)
+{
+    (void)state;
+    ata_context *ctx = make_ctx(2, 10);
+    ata_csr *A;
+    TU_OK(ata_gen_from_spec("lap2d:80,perm=1", &A));
+    const int n = A->nrows, np = 6;
+    ata_plan *plans[6];
+    for (int k = 0; k < np; k++) {
+        ata_plan_options po = ata_plan_defaults();
+        po.policy = cpu_policies[k % NPOL];
+        po.uplo = k % 2 ? ATA_UPPER : ATA_LOWER;
+        po.traversal = k >= 3 ? ATA_PUSH : ATA_PULL;
+        TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &plans[k]));
+    }
+    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *xr = malloc(n * sizeof *xr);
+    for (int round = 0; round < 20; round++) {
+        int k = (round * 5) % np;
+        tu_random_vec(b, n, round);
+        TU_OK(ata_sptrsv(plans[k], b, x));
+        TU_OK(ata_ref_sptrsv_csr(A, k % 2 ? ATA_UPPER : ATA_LOWER, ATA_NON_UNIT, b, xr));
+        assert_true(tu_rel_diff(x, xr, n) <= (k >= 3 ? 1e-12 : 0));
+    }
+    for (int k = 0; k < np; k++) ata_plan_destroy(plans[k]);
+    free(b); free(x); free(xr);
+    ata_csr_free(A);
+    ata_context_destroy(ctx);
+}
+
+/* A row dropped from the schedule leaves its successors waiting forever:
+ * the solve must end with ATA_ERR_TIMEOUT, and the context must still work. */
+static void test_corrupt_plan_times_out(void **state)
+{
+    (void)state;
+    ata_context *ctx = make_ctx(2, 0.2);
+    ata_csr *A;
+    TU_OK(ata_gen_from_spec("lap2d:30", &A));
+    const int n = A->nrows;
+    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x);
+    tu_random_vec(b, n, 1);
+    for (int t = 0; t < 2; t++) {
+        ata_plan_options po = ata_plan_defaults();
+        po.policy = ATA_POLICY_SYNCFREE;
+        po.traversal = t ? ATA_PUSH : ATA_PULL;
+        ata_plan *p;
+        TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
+        p->sched.order[1] = p->sched.order[0];   /* row order[1] never runs */
+        ata_status st = ata_sptrsv(p, b, x);
+        assert_int_equal(st, ATA_ERR_TIMEOUT);
+        assert_non_null(strstr(ata_last_error(), "waited"));
+        ata_plan_destroy(p);
+        TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
+        TU_OK(ata_sptrsv(p, b, x));
+        ata_plan_destroy(p);
+    }
+    free(b); free(x);
+    ata_csr_free(A);
+    ata_context_destroy(ctx);
+}
+
+static void test_api_errors(void **state)
+{
+    (void)state;
+    ata_context *ctx = make_ctx(1, 10);
+    ata_csr *A;
+    TU_OK(ata_gen_from_spec("lap2d:5", &A));
+    ata_plan *p = NULL;
+    ata_plan_options po = ata_plan_defaults();
+    po.policy = ATA_POLICY_VENDOR;
+    assert_int_equal(ata_sptrsv_plan_create(ctx, A, &po, &p), ATA_ERR_UNSUPPORTED);
+    assert_non_null(strstr(ata_last_error(), "vendor"));
+    po = ata_plan_defaults();
+    po.S = -1;
+    assert_int_equal(ata_sptrsv_plan_create(ctx, A, &po, &p), ATA_ERR_ARG);
+    assert_int_equal(ata_sptrsv_plan_create(ctx, NULL, NULL, &p), ATA_ERR_ARG);
+    ata_policy pol;
+    assert_int_equal(ata_policy_from_name("bogus", &pol), ATA_ERR_ARG);
+    TU_OK(ata_policy_from_name("LA", &pol));
+    assert_int_equal(pol, ATA_POLICY_LA);
+    ata_context_options o = ata_context_defaults();
+    o.backend = ATA_BACKEND_CPU;
+    o.threads = -2;
+    ata_context *bad;
+    assert_int_equal(ata_context_create(&o, &bad), ATA_ERR_ARG);
+    assert_true(ata_backend_available(ATA_BACKEND_CPU));
+    ata_csr_free(A);
+    ata_context_destroy(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dag_levels),
+        cmocka_unit_test(test_schedule_order),
+        cmocka_unit_test(test_api_errors),
+        cmocka_unit_test(test_real_matrices),
+        cmocka_unit_test(test_generated),
+        cmocka_unit_test(test_ilu0_runtime),
+        cmocka_unit_test(test_thread_counts),
+        cmocka_unit_test(test_many_plans),
+        cmocka_unit_test(test_corrupt_plan_times_out),
+    };
+    return cmocka_run_group_tests_name("runtime (cpu backend)", tests, NULL, NULL);
+}
