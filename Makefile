@@ -61,7 +61,7 @@ run: all
 
 # Every test binary runs even if one fails; the summary counts them.
 test: all $(TEST_BINS)
-	@ATA_BUILD=$(BUILD) bash tests/run.sh $(TEST_BINS)
+	@ATA_BUILD=$(BUILD) bash tests/run.sh $(TEST_BINS) $(if $(SANITIZE),,tests/install_check.sh)
 
 check: test
 
