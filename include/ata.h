@@ -95,8 +95,9 @@ ata_status ata_matrix_write_mtx(const char *path, const ata_csr *A);
 /* Generators (natural ordering). */
 ata_status ata_gen_laplace2d(int nx, int ny, ata_csr **out);            /* 5-point */
 ata_status ata_gen_laplace3d(int nx, int ny, int nz, int points, ata_csr **out); /* 7 or 27 */
-/* Circuit-like: sparse, irregular, unsymmetric pattern whose lower
- * triangle gives an L-shaped DAG; diagonally dominant. */
+/* Circuit-like: a resistor-network nodal matrix (symmetric, strictly
+ * diagonally dominant, SPD), sparse and irregular with hub nodes, whose
+ * lower triangle gives an L-shaped DAG. */
 ata_status ata_gen_circuit(int n, uint64_t seed, ata_csr **out);
 /* Parse "lap2d:NX[xNY]", "lap3d:N[xNyxNz]", "lap3d27:N", "circuit:N" with
  * an optional ",perm=SEED" (random symmetric permutation). */

@@ -72,7 +72,8 @@ static ata_status ref_dot(pcg_ops *o, const double *x, const double *y, double *
 }
 static ata_status ref_axpby(pcg_ops *o, double a, const double *x, double b, double *y)
 {
-    for (int i = 0; i < o->n; i++) y[i] = a * x[i] + b * y[i];
+    if (b == 0) for (int i = 0; i < o->n; i++) y[i] = a * x[i];   /* y not read */
+    else for (int i = 0; i < o->n; i++) y[i] = a * x[i] + b * y[i];
     return ATA_OK;
 }
 static ata_status ref_precond(pcg_ops *o, const double *r, double *z)

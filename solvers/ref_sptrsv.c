@@ -5,6 +5,13 @@
 #include <math.h>
 #include "error.h"
 
+/* A solve that overflows (or meets NaN/Inf in b) says so instead of
+ * returning Inf; every executor reports the first such row too. */
+static ata_status not_finite(int i, double v)
+{
+    return ata_fail(ATA_ERR_NONFINITE, "sptrsv: row %d: x = %g is not finite (overflow, or NaN/Inf in b)", i, v);
+}
+
 static int in_triangle(ata_uplo uplo, int i, int j)
 {
     return uplo == ATA_LOWER ? j < i : j > i;
@@ -27,10 +34,13 @@ ata_status ata_ref_sptrsv_csr(const ata_csr *T, ata_uplo uplo, ata_diag diag,
             if (in_triangle(uplo, i, j)) s -= Tx[p] * x[j];
             else if (j == i) { d = Tx[p]; has_d = 1; }
         }
-        if (diag == ATA_UNIT) { x[i] = s; continue; }
-        if (!has_d) return ata_fail(ATA_ERR_MISSING_DIAG, "sptrsv: row %d has no diagonal entry", i);
-        if (d == 0) return ata_fail(ATA_ERR_ZERO_PIVOT, "sptrsv: zero diagonal in row %d", i);
-        x[i] = s / d;
+        if (diag == ATA_NON_UNIT) {
+            if (!has_d) return ata_fail(ATA_ERR_MISSING_DIAG, "sptrsv: row %d has no diagonal entry", i);
+            if (d == 0) return ata_fail(ATA_ERR_ZERO_PIVOT, "sptrsv: zero diagonal in row %d", i);
+            s /= d;
+        }
+        if (!isfinite(s)) return not_finite(i, s);
+        x[i] = s;
     }
     return ATA_OK;
 }
@@ -57,6 +67,7 @@ ata_status ata_ref_sptrsv_csc(const ata_csr *Tc, ata_uplo uplo, ata_diag diag,
             x[j] /= d;
         }
         const double xj = x[j];
+        if (!isfinite(xj)) return not_finite(j, xj);
         for (int p = Cp[j]; p < Cp[j + 1]; p++)
             if (in_triangle(uplo, Ci[p], j)) x[Ci[p]] -= Cx[p] * xj;
     }

@@ -1,4 +1,5 @@
 /* sptrsv.c - public triangular-solve and ILU0 entry points on the runtime. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "error.h"
@@ -61,7 +62,15 @@ ata_status ata_sptrsv(ata_plan *p, const double *b, double *x)
     if (ctx->backend == ATA_BACKEND_CPU) return ctx->ops->sptrsv(p, b, x);
     ATA_TRY(ctx->ops->vec_upload(ctx, p->vb, b, (size_t)p->n));
     ATA_TRY(ctx->ops->sptrsv(p, p->vb, p->vx));
-    return ctx->ops->vec_download(ctx, x, p->vx, (size_t)p->n);
+    ATA_TRY(ctx->ops->vec_download(ctx, x, p->vx, (size_t)p->n));
+    /* GPU kernels don't flag overflow; the host copy is checked instead, in
+     * the solve order, so the row named is the one the CPU would name. */
+    for (int k = 0; k < p->n; k++) {
+        int i = p->opt.uplo == ATA_LOWER ? k : p->n - 1 - k;
+        if (!isfinite(x[i]))
+            return ata_fail(ATA_ERR_NONFINITE, "sptrsv: row %d: x = %g is not finite (overflow, or NaN/Inf in b)", i, x[i]);
+    }
+    return ATA_OK;
 }
 
 ata_status ata_spilu0(ata_context *ctx, const ata_csr *A,

@@ -35,7 +35,7 @@ typedef struct ata_backend_ops {
     void (*spmv_destroy)(ata_context *ctx, void *h);
     ata_status (*spmv)(ata_context *ctx, void *h, const double *x, double *y);
     ata_status (*dot)(ata_context *ctx, size_t n, const double *x, const double *y, double *out);
-    /* y = a*x + b*y */
+    /* y = a*x + b*y; with b == 0, y is not read (BLAS semantics). */
     ata_status (*axpby)(ata_context *ctx, size_t n, double a, const double *x, double b, double *y);
 } ata_backend_ops;
 

@@ -127,7 +127,9 @@ static void axpby_worker(void *arg, int tid, int nt)
 {
     vec_job *J = arg;
     SPLIT(J->n, tid, nt, lo, hi);
-    for (size_t i = lo; i < hi; i++) J->out[i] = J->a * J->x[i] + J->b * J->out[i];
+    /* BLAS semantics: with b == 0, y is written, never read (it may hold NaN). */
+    if (J->b == 0) for (size_t i = lo; i < hi; i++) J->out[i] = J->a * J->x[i];
+    else for (size_t i = lo; i < hi; i++) J->out[i] = J->a * J->x[i] + J->b * J->out[i];
 }
 
 static ata_status cpu_spmv_create(ata_context *ctx, const ata_csr *A, void **h)

@@ -7,6 +7,7 @@
  * segment's start (no reset, no per-atask counter). Tracked atasks wait on
  * predecessors; untracked ones never wait (their predecessors finished before
  * the barrier). Deadlock freedom: see agg.h. Every wait is bounded. */
+#include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,7 +28,8 @@ typedef struct {
     cpu_barrier bar;
     cpu_wait_ctl ctl;
     atomic_int stuck_row, stuck_dep;
-    atomic_int pivot_row;   /* ILU0: smallest row with a zero pivot */
+    atomic_int bad_row;     /* smallest row with a zero pivot (ILU0) or a
+                               non-finite x_i (solves) */
     int *work;              /* ILU0: n ints per worker, all -1 */
 } exec_job;
 
@@ -86,6 +88,17 @@ static void atomic_sub_double(double *addr, double v)
                                                     memory_order_relaxed));
 }
 
+/* Keep the bad row a sequential run would stop at: the first in the
+ * topological direction (the set of bad rows is the same in any order). */
+static void note_bad_row(exec_job *J, int i)
+{
+    if (J->mode != EXEC_ILU0 && J->p->opt.uplo == ATA_UPPER) i = J->p->n - 1 - i;
+    int cur = atomic_load_explicit(&J->bad_row, memory_order_relaxed);
+    while (i < cur && !atomic_compare_exchange_weak_explicit(&J->bad_row, &cur, i, memory_order_relaxed,
+                                                             memory_order_relaxed))
+        ;
+}
+
 static int run_pull_row(exec_job *J, int i, int tracked)
 {
     const ata_plan *p = J->p;
@@ -104,6 +117,7 @@ static int run_pull_row(exec_job *J, int i, int tracked)
         s -= Tx[q] * J->x[j];
     }
     J->x[i] = dpos >= 0 ? s / Tx[dpos] : s;
+    if (!isfinite(J->x[i])) note_bad_row(J, i);
     atomic_store_explicit(&done[i], J->epoch, memory_order_release);
     return 0;
 }
@@ -123,6 +137,7 @@ static int run_push_col(exec_job *J, int j, int tracked)
     double xj = J->x[j];
     if (dpos >= 0) xj /= Cx[dpos];
     J->x[j] = xj;
+    if (!isfinite(xj)) note_bad_row(J, j);
     for (int q = lo; q < hi; q++) {
         atomic_sub_double(&J->x[Ci[q]], Cx[q] * xj);
         atomic_fetch_sub_explicit(&pending[Ci[q]], 1, memory_order_release);
@@ -138,12 +153,7 @@ static int run_ilu0_row(exec_job *J, int i, int tracked, int *work)
     if (tracked)
         for (int q = Ap[i]; q < p->diag[i]; q++)
             if (wait_u32(J, &done[Aj[q]], J->epoch, i, Aj[q])) return -1;
-    if (ilu0_row(Ap, Aj, J->x, p->diag, work, i)) {
-        int cur = atomic_load_explicit(&J->pivot_row, memory_order_relaxed);
-        while (i < cur && !atomic_compare_exchange_weak_explicit(&J->pivot_row, &cur, i,
-                                                                 memory_order_relaxed, memory_order_relaxed))
-            ;
-    }
+    if (ilu0_row(Ap, Aj, J->x, p->diag, work, i)) note_bad_row(J, i);
     atomic_store_explicit(&done[i], J->epoch, memory_order_release);
     return 0;
 }
@@ -216,7 +226,7 @@ static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, in
     J.ctl.deadline_s = ctx->wait_timeout_s;
     atomic_init(&J.stuck_row, -1);
     atomic_init(&J.stuck_dep, -1);
-    atomic_init(&J.pivot_row, p->n);
+    atomic_init(&J.bad_row, p->n);
     cpu_pool_run(ctx->pool, exec_worker, &J);
     if (atomic_load(&J.ctl.abort)) {
         int r = atomic_load(&J.stuck_row), d = atomic_load(&J.stuck_dep);
@@ -226,11 +236,13 @@ static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, in
         return ata_fail(ATA_ERR_TIMEOUT, "row %d waited more than %g s for its predecessors: the "
                         "plan's schedule is inconsistent", r, ctx->wait_timeout_s);
     }
-    int piv = atomic_load(&J.pivot_row);
-    if (mode == EXEC_ILU0 && piv < p->n)
-        return ata_fail(ATA_ERR_ZERO_PIVOT, "ilu0: zero pivot in row %d (u_ii = %g)", piv,
-                        x[p->diag[piv]]);
-    return ATA_OK;
+    int bad = atomic_load(&J.bad_row);
+    if (bad == p->n) return ATA_OK;
+    if (mode != EXEC_ILU0 && p->opt.uplo == ATA_UPPER) bad = p->n - 1 - bad;
+    if (mode == EXEC_ILU0)
+        return ata_fail(ATA_ERR_ZERO_PIVOT, "ilu0: zero pivot in row %d (u_ii = %g)", bad, x[p->diag[bad]]);
+    return ata_fail(ATA_ERR_NONFINITE, "sptrsv: row %d: x = %g is not finite (overflow, or NaN/Inf in b)",
+                    bad, x[bad]);
 }
 
 ata_status cpu_exec_sptrsv(ata_plan *p, const double *b, double *x)
