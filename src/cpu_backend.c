@@ -19,7 +19,6 @@ static void cpu_ctx_fini(ata_context *ctx)
     ctx->pool = NULL;
 }
 
-static ata_status cpu_plan_upload(ata_plan *p) { (void)p; return ATA_OK; }
 static void cpu_plan_release(ata_plan *p) { (void)p; }
 static ata_status cpu_ilu0_values(ata_plan *p, double *val)
 {
@@ -168,7 +167,7 @@ const ata_backend_ops cpu_backend_ops = {
     .name = "cpu",
     .ctx_init = cpu_ctx_init,
     .ctx_fini = cpu_ctx_fini,
-    .plan_upload = cpu_plan_upload,
+    .plan_upload = cpu_exec_layout,
     .plan_release = cpu_plan_release,
     .sptrsv = cpu_exec_sptrsv,
     .ilu0 = cpu_exec_ilu0,

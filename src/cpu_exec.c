@@ -99,13 +99,15 @@ static void note_bad_row(exec_job *J, int i)
         ;
 }
 
-static int run_pull_row(exec_job *J, int i, int tracked)
+/* Row i stands at SET position k; its entries at positions Tp[k].. (the
+ * CPU plan stores rows in execution order: see cpu_exec_layout). */
+static int run_pull_row(exec_job *J, int k, int i, int tracked)
 {
     const ata_plan *p = J->p;
     const int *Tp = p->T->rowptr, *Tj = p->T->col;
     const double *Tx = p->T->val;
     atomic_uint *done = (atomic_uint *)p->done;
-    int lo = Tp[i], hi = Tp[i + 1], dpos = -1;
+    int lo = Tp[k], hi = Tp[k + 1], dpos = -1;
     if (p->opt.diag == ATA_NON_UNIT) {
         if (p->opt.uplo == ATA_LOWER) dpos = --hi;
         else dpos = lo++;
@@ -122,13 +124,13 @@ static int run_pull_row(exec_job *J, int i, int tracked)
     return 0;
 }
 
-static int run_push_col(exec_job *J, int j, int tracked)
+static int run_push_col(exec_job *J, int k, int j, int tracked)
 {
     const ata_plan *p = J->p;
     const int *Cp = p->T->rowptr, *Ci = p->T->col;
     const double *Cx = p->T->val;
     atomic_int *pending = (atomic_int *)p->pending;
-    int lo = Cp[j], hi = Cp[j + 1], dpos = -1;
+    int lo = Cp[k], hi = Cp[k + 1], dpos = -1;
     if (p->opt.diag == ATA_NON_UNIT) {
         if (p->opt.uplo == ATA_LOWER) dpos = lo++;
         else dpos = --hi;
@@ -198,8 +200,8 @@ static void exec_worker(void *arg, int tid, int nt)
             for (int k = cur; k < end; k++) {
                 while (k >= s->atask_ptr[t + 1]) t++;
                 int tracked = s->flags[t] & ATASK_TRACKED, i = s->order[k], rc;
-                if (J->mode == EXEC_PULL) rc = run_pull_row(J, i, tracked);
-                else if (J->mode == EXEC_PUSH) rc = run_push_col(J, i, tracked);
+                if (J->mode == EXEC_PULL) rc = run_pull_row(J, k, i, tracked);
+                else if (J->mode == EXEC_PUSH) rc = run_push_col(J, k, i, tracked);
                 else rc = run_ilu0_row(J, i, tracked, work);
                 if (rc) return;
             }
@@ -243,6 +245,29 @@ static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, in
         return ata_fail(ATA_ERR_ZERO_PIVOT, "ilu0: zero pivot in row %d (u_ii = %g)", bad, x[p->diag[bad]]);
     return ata_fail(ATA_ERR_NONFINITE, "sptrsv: row %d: x = %g is not finite (overflow, or NaN/Inf in b)",
                     bad, x[bad]);
+}
+
+/* Rows (or columns) of a solve plan's triangle, stored in SET order: a
+ * solve then streams the matrix once, front to back, instead of jumping
+ * across it level by level (5x slower on one core for a 3D Laplacian in
+ * natural order). ILU0 plans keep row order: rows read each other by index. */
+ata_status cpu_exec_layout(ata_plan *p)
+{
+    if (p->kind != PLAN_SPTRSV) return ATA_OK;
+    const ata_csr *T = p->T;
+    const int *order = p->sched.order;
+    ata_csr *S;
+    ATA_TRY(ata_csr_alloc(T->nrows, T->ncols, T->nnz, &S));
+    S->rowptr[0] = 0;
+    for (int k = 0; k < p->n; k++) {
+        int i = order[k], len = T->rowptr[i + 1] - T->rowptr[i];
+        memcpy(S->col + S->rowptr[k], T->col + T->rowptr[i], (size_t)len * sizeof *S->col);
+        memcpy(S->val + S->rowptr[k], T->val + T->rowptr[i], (size_t)len * sizeof *S->val);
+        S->rowptr[k + 1] = S->rowptr[k] + len;
+    }
+    ata_csr_free(p->T);
+    p->T = S;
+    return ATA_OK;
 }
 
 ata_status cpu_exec_sptrsv(ata_plan *p, const double *b, double *x)

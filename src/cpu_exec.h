@@ -4,6 +4,8 @@
 #include "plan.h"
 #include "cpu_pool.h"
 
+/* plan_upload of the CPU backend: lay the triangle out in SET order. */
+ata_status cpu_exec_layout(ata_plan *p);
 ata_status cpu_exec_sptrsv(ata_plan *p, const double *b, double *x);
 ata_status cpu_exec_ilu0(ata_plan *p);
 
