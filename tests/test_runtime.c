@@ -330,24 +330,32 @@ static void test_many_plans(void **state)
     ata_context_destroy(ctx);
 }
 
-/* A row dropped from the schedule leaves its successors waiting forever:
- * the solve must end with ATA_ERR_TIMEOUT, and the context must still work. */
+/* A corrupted plan must end with ATA_ERR_TIMEOUT, never hang, and leave the
+ * context usable. Push: one column gets a dependency that never arrives.
+ * Pull, one worker: a row is made to wait on the last task of the order,
+ * which only that same worker could run. */
 static void test_corrupt_plan_times_out(void **state)
 {
     (void)state;
-    ata_context *ctx = make_ctx(2, 0.2);
     ata_csr *A;
     TU_OK(ata_gen_from_spec("lap2d:30", &A));
     const int n = A->nrows;
     double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x);
     tu_random_vec(b, n, 1);
     for (int t = 0; t < 2; t++) {
+        ata_context *ctx = make_ctx(t ? 2 : 1, 0.2);
         ata_plan_options po = ata_plan_defaults();
         po.policy = ATA_POLICY_SYNCFREE;
         po.traversal = t ? ATA_PUSH : ATA_PULL;
         ata_plan *p;
         TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
-        p->sched.order[1] = p->sched.order[0];   /* row order[1] never runs */
+        if (t) {
+            p->indeg[p->sched.order[n / 2]] += 1;
+        } else {
+            /* The CPU plan stores rows in SET order: position n/2's first
+             * entry is off-diagonal; point it at the last row to run. */
+            p->T->col[p->T->rowptr[n / 2]] = p->sched.order[n - 1];
+        }
         ata_status st = ata_sptrsv(p, b, x);
         assert_int_equal(st, ATA_ERR_TIMEOUT);
         assert_non_null(strstr(ata_last_error(), "waited"));
@@ -355,10 +363,10 @@ static void test_corrupt_plan_times_out(void **state)
         TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
         TU_OK(ata_sptrsv(p, b, x));
         ata_plan_destroy(p);
+        ata_context_destroy(ctx);
     }
     free(b); free(x);
     ata_csr_free(A);
-    ata_context_destroy(ctx);
 }
 
 static void test_api_errors(void **state)
