@@ -11,6 +11,7 @@ void agg_free(agg_result *a)
     free(a->order);
     free(a->atask_ptr);
     free(a->flags);
+    free(a->run_ptr);
     memset(a, 0, sizeof *a);
 }
 
@@ -100,6 +101,25 @@ static ata_status classify_edges(agg_result *r, int n, const int *ptr, const int
     return ATA_OK;
 }
 
+/* Runs: a new one at every atask start and every change of level. */
+static ata_status build_runs(agg_result *r, const dag *d)
+{
+    const int n = d->n;
+    int count = 0;
+    for (int a = 0, k = 0; a < r->natasks; a++)
+        for (k = r->atask_ptr[a]; k < r->atask_ptr[a + 1]; k++)
+            count += k == r->atask_ptr[a] || d->level[r->order[k]] != d->level[r->order[k - 1]];
+    r->run_ptr = malloc(((size_t)count + 1) * sizeof *r->run_ptr);
+    if (!r->run_ptr) return ata_fail(ATA_ERR_NOMEM, "aggregation: out of memory (n = %d)", n);
+    r->nruns = 0;
+    for (int a = 0; a < r->natasks; a++)
+        for (int k = r->atask_ptr[a]; k < r->atask_ptr[a + 1]; k++)
+            if (k == r->atask_ptr[a] || d->level[r->order[k]] != d->level[r->order[k - 1]])
+                r->run_ptr[r->nruns++] = k;
+    r->run_ptr[r->nruns] = n;
+    return ATA_OK;
+}
+
 ata_status agg_build(const dag *d, const int *ptr, const int *idx, int preds,
                      ata_uplo uplo, ata_policy policy, int S, int capacity,
                      agg_result *out)
@@ -125,6 +145,7 @@ ata_status agg_build(const dag *d, const int *ptr, const int *idx, int preds,
     out->flags = calloc((size_t)out->natasks + 1, 1);
     if (!out->flags) goto nomem;
     ata_status st = classify_edges(out, n, ptr, idx, preds, uplo);
+    if (st == ATA_OK) st = build_runs(out, d);
     if (st != ATA_OK) agg_free(out);
     return st;
 nomem:

@@ -24,6 +24,9 @@ typedef struct {
     int *order;             /* n: SET order of user tasks */
     int *atask_ptr;         /* natasks + 1: adaptive task a = order[ptr[a]..ptr[a+1]) */
     unsigned char *flags;   /* natasks: ATASK_* */
+    int nruns;
+    int *run_ptr;           /* nruns + 1: maximal runs of one level inside one
+                               atask (CPU workers split each run statically) */
     long long c, f;         /* coarse edges (distinct atask pairs), fine edges */
     int untracked;          /* atasks without ATASK_TRACKED */
     int barriers;           /* atasks with ATASK_BARRIER */

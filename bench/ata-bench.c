@@ -1,0 +1,660 @@
+/* ata-bench.c - the ata-bench command: load or generate matrices, run
+ * PCG, SpTRSV or ILU0 under every policy asked for, print one table row per
+ * (matrix, policy), and write CSV, JSON and SVG on request.
+ *
+ * A failed run (a breakdown, a missing diagonal, an unavailable policy) is a
+ * row with its status and one line on stderr; the other runs go on, and the
+ * exit status is 1 at the end. Command-line mistakes stop before any work
+ * with exit status 2 (cli.c). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "bench.h"
+
+/* Relative difference above which a policy's answer is reported wrong
+ * (pull is expected bitwise equal to the reference, push within 1e-12). */
+#define CHECK_TOL 1e-8
+
+typedef struct {
+    bench_opts *opt;
+    ata_context *ctx;
+    bench_results *res;
+    int exec_order[POLICY_MAX];     /* baselines first, so speedups exist */
+    int any_failed;
+    int header_done;
+    int step, nsteps;
+} bench_state;
+
+/* ---------------------------------------------------------------- */
+/* Matrices                                                          */
+/* ---------------------------------------------------------------- */
+
+static void make_label(const bench_input *in, char *label, size_t n)
+{
+    if (in->is_gen) {
+        /* "lap3d:100,perm=1" -> "lap3d:100+perm=1": no comma in a label,
+         * so the CSV's matrix column never needs quotes. */
+        snprintf(label, n, "%s", in->text);
+        for (char *c = label; *c; c++)
+            if (*c == ',') *c = '+';
+        return;
+    }
+    const char *base = strrchr(in->text, '/');
+    base = base ? base + 1 : in->text;
+    snprintf(label, n, "%s", base);
+    static const char *ext[] = { ".gz", ".tar", ".mtx", ".rb", ".rua", ".rsa" };
+    for (int again = 1; again;) {
+        again = 0;
+        for (int k = 0; k < 6; k++) {
+            size_t L = strlen(label), e = strlen(ext[k]);
+            if (L > e && !strcmp(label + L - e, ext[k])) { label[L - e] = '\0'; again = 1; }
+        }
+    }
+}
+
+static ata_status load_matrix(const bench_input *in, ata_csr **A)
+{
+    return in->is_gen ? ata_gen_from_spec(in->text, A) : ata_matrix_read(in->text, A);
+}
+
+/* The library's DAG class of A's `uplo` triangle: a levelset plan with a
+ * unit diagonal (so a missing diagonal does not matter) and S fixed (so no
+ * timing probe runs). Leaves "-" when no context or the plan fails. */
+static void probe_class(ata_context *ctx, const ata_csr *A, ata_uplo uplo, char *cls, size_t n)
+{
+    snprintf(cls, n, "-");
+    if (!ctx) return;
+    ata_plan_options po = ata_plan_defaults();
+    po.policy = ATA_POLICY_LEVELSET;
+    po.S = 1;
+    po.uplo = uplo;
+    po.diag = ATA_UNIT;
+    po.traversal = ATA_PULL;
+    ata_plan *p = NULL;
+    ata_plan_info info;
+    if (ata_sptrsv_plan_create(ctx, A, &po, &p) == ATA_OK && ata_plan_get_info(p, &info) == ATA_OK
+        && info.dag_class)
+        snprintf(cls, n, "%s", info.dag_class);
+    ata_plan_destroy(p);
+}
+
+static void describe_matrix(bench_state *st, bench_matrix *m, const ata_csr *A)
+{
+    const bench_opts *o = st->opt;
+    m->loaded = 1;
+    m->n = A->nrows;
+    m->ncols = A->ncols;
+    m->nnz = A->nnz;
+    m->symmetric = ata_csr_is_symmetric(A);
+    m->has_diag = A->nrows == A->ncols && ata_csr_check_diag(A, m->label) == ATA_OK;
+    snprintf(m->diag_msg, sizeof m->diag_msg, "%s", m->has_diag ? "ok" : ata_last_error());
+    for (int t = 0; t < 2; t++) snprintf(m->dag_class[t], sizeof m->dag_class[t], "-");
+    if (A->nrows != A->ncols) return;
+    for (int t = 0; t < 2; t++) {
+        int want = o->cmd == CMD_INFO || (o->cmd == CMD_SPTRSV ? (int)o->uplo == t : t == 0);
+        if (want)
+            dagshape_compute(A, (ata_uplo)t, &m->widths[t], &m->nlevels[t], &m->max_width[t],
+                             &m->m[t], &m->tri_nnz[t]);
+    }
+}
+
+/* ---------------------------------------------------------------- */
+/* Runs                                                              */
+/* ---------------------------------------------------------------- */
+
+static void fail_run(bench_run *r, ata_status s)
+{
+    r->status = s;
+    snprintf(r->msg, sizeof r->msg, "%s", ata_last_error());
+}
+
+static void copy_info(bench_run *r, int k, const ata_plan_info *info)
+{
+    r->info[k] = *info;
+    snprintf(r->info_class[k], sizeof r->info_class[k], "%s", info->dag_class ? info->dag_class : "-");
+    r->info[k].dag_class = NULL;        /* not ours to keep */
+    if (k + 1 > r->ninfo) r->ninfo = k + 1;
+}
+
+static double norm2(const double *v, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++) s += v[i] * v[i];
+    return sqrt(s);
+}
+
+static void run_pcg(bench_state *st, const ata_csr *A, bench_run *r, const char *label)
+{
+    const bench_opts *o = st->opt;
+    int n = A->nrows, serial = r->policy == POLICY_SERIAL;
+    ata_pcg_options po = ata_pcg_defaults();
+    if (o->rtol > 0) po.rtol = o->rtol;
+    if (o->maxit > 0) po.maxit = o->maxit;
+    po.precond = o->pc;
+    po.reorder = o->reorder;
+    if (!serial) po.plan.policy = (ata_policy)r->policy;
+    po.plan.S = o->S;
+    if (o->R > 0) po.plan.R = o->R;
+    po.plan.traversal = o->traversal;
+    po.keep_history = o->monitor;
+
+    double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
+    double *t_an = calloc((size_t)o->reps, sizeof(double)), *t_fa = calloc((size_t)o->reps, sizeof(double));
+    double *t_so = calloc((size_t)o->reps, sizeof(double));
+    if (!b || !x || !t_an || !t_fa || !t_so) {
+        r->status = ATA_ERR_NOMEM;
+        snprintf(r->msg, sizeof r->msg, "ata-bench: no memory for the vectors of n = %d", n);
+        goto out;
+    }
+    for (int i = 0; i < n; i++) b[i] = 1.0;
+    int done = 0;
+    for (int rep = 0; rep < o->reps; rep++) {
+        progress_set("[%d/%d] %s, %s, pcg rep %d/%d", st->step, st->nsteps, label,
+                     cli_policy_name(r->policy), rep + 1, o->reps);
+        memset(x, 0, (size_t)n * sizeof *x);
+        ata_pcg_result res;
+        memset(&res, 0, sizeof res);
+        ata_status s = ata_pcg(serial ? NULL : st->ctx, A, b, x, &po, &res);
+        if (s == ATA_OK) s = res.status;
+        t_an[done] = res.analysis_s;
+        t_fa[done] = res.factor_s;
+        t_so[done] = res.solve_s;
+        done++;
+        r->iterations = res.iterations;
+        r->relres = res.relres;
+        if (res.L_info.n > 0 || res.L_info.atasks > 0) copy_info(r, 0, &res.L_info);
+        if (res.U_info.n > 0 || res.U_info.atasks > 0) copy_info(r, 1, &res.U_info);
+        if (s != ATA_OK || rep == o->reps - 1) {
+            free(r->history);
+            r->history = NULL;
+            r->history_len = 0;
+            if (res.history && res.history_len > 0) {
+                r->history = malloc((size_t)res.history_len * sizeof *r->history);
+                if (r->history) {
+                    memcpy(r->history, res.history, (size_t)res.history_len * sizeof *r->history);
+                    r->history_len = res.history_len;
+                }
+            }
+        }
+        ata_pcg_result_free(&res);
+        if (s != ATA_OK) { fail_run(r, s); break; }
+    }
+    r->reps = done;
+    r->analysis_s = median(t_an, done);
+    r->factor_s = median(t_fa, done);
+    r->solve_s = median(t_so, done);
+    r->per_iter_ms = r->iterations > 0 ? 1e3 * r->solve_s / r->iterations : NAN;
+    /* The residual as the caller sees it, recomputed from x (not the
+     * solver's recurrence). */
+    if (done > 0) {
+        double *Ax = malloc((size_t)n * sizeof *Ax);
+        if (Ax) {
+            ata_ref_spmv(A, x, Ax);
+            for (int i = 0; i < n; i++) Ax[i] = b[i] - Ax[i];
+            r->true_relres = norm2(Ax, n) / norm2(b, n);
+            free(Ax);
+        }
+    }
+out:
+    free(b);
+    free(x);
+    free(t_an);
+    free(t_fa);
+    free(t_so);
+}
+
+static double rel_diff(const double *x, const double *y, int n)
+{
+    double d = 0, m = 0;
+    for (int i = 0; i < n; i++) {
+        double e = fabs(x[i] - y[i]);
+        if (!(e <= d)) d = isnan(e) ? INFINITY : e;
+        if (fabs(y[i]) > m) m = fabs(y[i]);
+    }
+    return m > 0 ? d / m : d;
+}
+
+/* What a sptrsv run needs once per matrix. */
+typedef struct {
+    double *b, *xref, *x;
+    ata_status ref_status;
+    char ref_msg[512];
+    ata_csr *Tc;            /* push reference: CSC of the triangle, made lazily */
+} sptrsv_setup;
+
+static int sptrsv_prepare(const bench_opts *o, const ata_csr *A, sptrsv_setup *s)
+{
+    int n = A->nrows;
+    memset(s, 0, sizeof *s);
+    s->b = malloc((size_t)n * sizeof *s->b);
+    s->xref = malloc((size_t)n * sizeof *s->xref);
+    s->x = malloc((size_t)n * sizeof *s->x);
+    if (!s->b || !s->xref || !s->x) return -1;
+    /* b = T * ones, so the exact x is all ones when T is well conditioned. */
+    for (int i = 0; i < n; i++) {
+        double sum = o->diag == ATA_UNIT ? 1.0 : 0.0;
+        for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+            int j = A->col[p];
+            if (o->uplo == ATA_LOWER ? j > i : j < i) continue;
+            if (j == i && o->diag == ATA_UNIT) continue;
+            sum += A->val[p];
+        }
+        s->b[i] = sum;
+    }
+    s->ref_status = ata_ref_sptrsv_csr(A, o->uplo, o->diag, s->b, s->xref);
+    snprintf(s->ref_msg, sizeof s->ref_msg, "%s", s->ref_status ? ata_last_error() : "");
+    return 0;
+}
+
+static void sptrsv_release(sptrsv_setup *s)
+{
+    free(s->b);
+    free(s->xref);
+    free(s->x);
+    ata_csr_free(s->Tc);
+}
+
+static void run_sptrsv(bench_state *st, const ata_csr *A, sptrsv_setup *su, bench_run *r, const char *label)
+{
+    const bench_opts *o = st->opt;
+    int n = A->nrows;
+    double *t = calloc((size_t)o->reps, sizeof *t);
+    ata_plan *plan = NULL;
+    if (!t) { r->status = ATA_ERR_NOMEM; goto out; }
+    progress_set("[%d/%d] %s, %s, sptrsv analysis", st->step, st->nsteps, label, cli_policy_name(r->policy));
+    ata_status s = ATA_OK;
+    if (r->policy == POLICY_SERIAL) {
+        if (o->traversal == ATA_PUSH && !su->Tc) {
+            double t0 = now_s();
+            ata_csr *tri = NULL;
+            s = o->uplo == ATA_LOWER ? ata_csr_tril(A, &tri) : ata_csr_triu(A, &tri);
+            if (s == ATA_OK) s = ata_csr_transpose(tri, &su->Tc);
+            ata_csr_free(tri);
+            if (s != ATA_OK) { fail_run(r, s); goto out; }
+            r->analysis_s = now_s() - t0;
+        }
+    } else {
+        ata_plan_options po = ata_plan_defaults();
+        po.policy = (ata_policy)r->policy;
+        po.S = o->S;
+        if (o->R > 0) po.R = o->R;
+        po.uplo = o->uplo;
+        po.diag = o->diag;
+        po.traversal = o->traversal;
+        double t0 = now_s();
+        s = ata_sptrsv_plan_create(st->ctx, A, &po, &plan);
+        r->analysis_s = now_s() - t0;
+        if (s != ATA_OK) { fail_run(r, s); goto out; }
+        ata_plan_info info;
+        if (ata_plan_get_info(plan, &info) == ATA_OK) copy_info(r, 0, &info);
+    }
+    /* One untimed solve: warms caches and the pool, and gives the check. */
+    for (int rep = -1; rep < o->reps; rep++) {
+        if (rep >= 0)
+            progress_set("[%d/%d] %s, %s, sptrsv solve %d/%d", st->step, st->nsteps, label,
+                         cli_policy_name(r->policy), rep + 1, o->reps);
+        double t0 = now_s();
+        if (r->policy != POLICY_SERIAL) s = ata_sptrsv(plan, su->b, su->x);
+        else if (o->traversal == ATA_PUSH) s = ata_ref_sptrsv_csc(su->Tc, o->uplo, o->diag, su->b, su->x);
+        else s = ata_ref_sptrsv_csr(A, o->uplo, o->diag, su->b, su->x);
+        double t1 = now_s();
+        if (s != ATA_OK) { fail_run(r, s); break; }
+        if (rep < 0) {
+            r->check = su->ref_status == ATA_OK ? rel_diff(su->x, su->xref, n) : NAN;
+            if (r->check > CHECK_TOL) {
+                r->status = ATA_ERR_INTERNAL;
+                r->wrong = 1;
+                snprintf(r->msg, sizeof r->msg, "answer differs from the serial reference by %.3g "
+                         "(relative, max norm)", r->check);
+            }
+        } else {
+            t[r->reps++] = t1 - t0;
+        }
+    }
+    r->solve_s = median(t, r->reps);
+out:
+    ata_plan_destroy(plan);
+    free(t);
+}
+
+typedef struct {
+    ata_csr *ref;           /* ata_ref_ilu0 of A */
+    ata_status ref_status;
+} ilu0_setup;
+
+static double val_diff(const ata_csr *X, const ata_csr *Y)
+{
+    if (!X || !Y || X->nnz != Y->nnz || X->nrows != Y->nrows) return NAN;
+    if (memcmp(X->col, Y->col, (size_t)X->nnz * sizeof *X->col)) return NAN;
+    return rel_diff(X->val, Y->val, X->nnz);
+}
+
+static void run_ilu0(bench_state *st, const ata_csr *A, ilu0_setup *su, bench_run *r, const char *label)
+{
+    const bench_opts *o = st->opt;
+    double *t = calloc((size_t)o->reps, sizeof *t);
+    if (!t) { r->status = ATA_ERR_NOMEM; return; }
+    ata_plan_options po = ata_plan_defaults();
+    if (r->policy != POLICY_SERIAL) po.policy = (ata_policy)r->policy;
+    po.S = o->S;
+    if (o->R > 0) po.R = o->R;
+    for (int rep = 0; rep < o->reps; rep++) {
+        progress_set("[%d/%d] %s, %s, ilu0 rep %d/%d", st->step, st->nsteps, label,
+                     cli_policy_name(r->policy), rep + 1, o->reps);
+        ata_csr *LU = NULL;
+        ata_status s;
+        double t0, t1;
+        if (r->policy == POLICY_SERIAL) {
+            s = ata_csr_copy(A, &LU);
+            t0 = now_s();
+            if (s == ATA_OK) s = ata_ref_ilu0(LU);
+            t1 = now_s();
+        } else {
+            t0 = now_s();
+            s = ata_spilu0(st->ctx, A, &po, &LU);
+            t1 = now_s();
+        }
+        if (s != ATA_OK) { fail_run(r, s); ata_csr_free(LU); break; }
+        t[r->reps++] = t1 - t0;
+        if (rep == 0) {
+            r->check = su->ref_status == ATA_OK ? val_diff(LU, su->ref) : NAN;
+            if (r->check > CHECK_TOL || (su->ref_status == ATA_OK && isnan(r->check))) {
+                r->status = ATA_ERR_INTERNAL;
+                r->wrong = 1;
+                snprintf(r->msg, sizeof r->msg, "factors differ from the serial reference by %.3g "
+                         "(relative, max norm)", r->check);
+            }
+        }
+        ata_csr_free(LU);
+        if (r->status != ATA_OK) break;
+    }
+    r->factor_s = median(t, r->reps);
+    free(t);
+}
+
+/* ---------------------------------------------------------------- */
+/* Per matrix                                                        */
+/* ---------------------------------------------------------------- */
+
+static void fill_speedups(const bench_opts *o, bench_results *R, int mi)
+{
+    double base[3] = { NAN, NAN, NAN };     /* levelset, vendor, serial */
+    for (int k = 0; k < R->nruns; k++) {
+        bench_run *u = &R->runs[k];
+        if (u->matrix != mi || u->status != ATA_OK || u->reps == 0) continue;
+        double t = run_time(o, u);
+        if (u->policy == ATA_POLICY_LEVELSET) base[0] = t;
+        if (u->policy == ATA_POLICY_VENDOR) base[1] = t;
+        if (u->policy == POLICY_SERIAL) base[2] = t;
+    }
+    for (int k = 0; k < R->nruns; k++) {
+        bench_run *u = &R->runs[k];
+        if (u->matrix != mi) continue;
+        double t = run_time(o, u);
+        int ok = u->status == ATA_OK && u->reps > 0 && t > 0;
+        u->speedup_levelset = ok && base[0] > 0 ? base[0] / t : NAN;
+        u->speedup_vendor = ok && base[1] > 0 ? base[1] / t : NAN;
+        u->speedup_serial = ok && base[2] > 0 ? base[2] / t : NAN;
+    }
+}
+
+/* One line per distinct reason on a matrix, naming every policy it hit:
+ * "bcsstk13: PCG stopped (levelset, ca, la): indefinite preconditioner: ..." */
+static void report_failures(bench_state *st, const bench_matrix *m, const bench_run *runs, int nruns)
+{
+    const char *what = st->opt->cmd == CMD_PCG ? "PCG stopped" : st->opt->cmd == CMD_ILU0 ? "ILU0 failed"
+                                                                                        : "SpTRSV failed";
+    for (int k = 0; k < nruns; k++) {
+        const bench_run *r = &runs[k];
+        if (r->status == ATA_OK) continue;
+        int said = 0;
+        for (int j = 0; j < k; j++)
+            said |= runs[j].status == r->status && runs[j].wrong == r->wrong;
+        if (said) continue;
+        char pols[256] = "";
+        for (int j = k; j < nruns; j++)
+            if (runs[j].status == r->status && runs[j].wrong == r->wrong)
+                snprintf(pols + strlen(pols), sizeof pols - strlen(pols), "%s%s", pols[0] ? ", " : "",
+                         cli_policy_name(runs[j].policy));
+        if (r->wrong)
+            msg("%s: %s (%s): %s", m->label, what, pols, r->msg);
+        else
+            msg("%s: %s (%s): %s%s%s", m->label, what, pols, ata_status_string(r->status), r->msg[0] ? ": " : "",
+                r->msg);
+    }
+}
+
+static void print_monitor(const bench_matrix *m, const bench_run *r)
+{
+    if (!r->history) return;
+    printf("%s, policy %s: relative residual ||r_k|| / ||b|| per iteration\n", m->label, cli_policy_name(r->policy));
+    for (int k = 0; k < r->history_len; k++) printf("%5d KSP residual norm %.12e\n", k, r->history[k]);
+}
+
+static void run_matrix(bench_state *st, int mi)
+{
+    bench_opts *o = st->opt;
+    bench_results *R = st->res;
+    bench_matrix *m = &R->mats[mi];
+    const bench_input *in = &o->inputs[mi];
+    progress_set("[%d/%d] %s: %s", st->step + 1, st->nsteps, m->label, in->is_gen ? "generating" : "reading");
+    ata_csr *A = NULL;
+    ata_status s = load_matrix(in, &A);
+    if (s != ATA_OK) {
+        /* The library's detail usually names the file already. */
+        const char *flag = in->is_gen ? "--gen" : "--matrix", *detail = ata_last_error();
+        if (strstr(detail, in->text)) msg("%s: %s: %s", flag, ata_status_string(s), detail);
+        else msg("%s %s: %s: %s", flag, in->text, ata_status_string(s), detail);
+        st->any_failed = 1;
+        st->step += o->cmd == CMD_INFO ? 1 : o->npolicies;
+        return;
+    }
+    describe_matrix(st, m, A);
+    R->nloaded++;
+    if (o->cmd == CMD_INFO) {
+        st->step++;
+        for (int t = 0; t < 2; t++) probe_class(st->ctx, A, (ata_uplo)t, m->dag_class[t], sizeof m->dag_class[t]);
+        ata_csr_free(A);
+        return;
+    }
+    if (o->cmd == CMD_PCG && !m->symmetric)
+        msg("%s: matrix is not symmetric; PCG expects a symmetric positive definite matrix", m->label);
+
+    sptrsv_setup ss;
+    ilu0_setup is = { NULL, ATA_OK };
+    int setup_ok = 1;
+    if (o->cmd == CMD_SPTRSV && A->nrows == A->ncols) setup_ok = sptrsv_prepare(o, A, &ss) == 0;
+    if (o->cmd == CMD_ILU0 && A->nrows == A->ncols) {
+        is.ref_status = ata_csr_copy(A, &is.ref);
+        if (is.ref_status == ATA_OK) is.ref_status = ata_ref_ilu0(is.ref);
+    }
+    int first = R->nruns;
+    for (int k = 0; k < o->npolicies; k++) {
+        bench_run *r = &R->runs[R->nruns++];
+        memset(r, 0, sizeof *r);
+        r->matrix = mi;
+        r->policy = o->policies[k];
+        r->check = NAN;
+        r->relres = r->true_relres = r->per_iter_ms = NAN;
+    }
+    for (int e = 0; e < o->npolicies; e++) {
+        bench_run *r = &R->runs[first + st->exec_order[e]];
+        st->step++;
+        if (A->nrows != A->ncols) {
+            r->status = ATA_ERR_NOT_SQUARE;
+            snprintf(r->msg, sizeof r->msg, "%s is %d x %d", m->label, A->nrows, A->ncols);
+        } else if (!setup_ok) {
+            r->status = ATA_ERR_NOMEM;
+            snprintf(r->msg, sizeof r->msg, "no memory for the vectors of n = %d", A->nrows);
+        } else if (o->cmd == CMD_PCG) {
+            run_pcg(st, A, r, m->label);
+        } else if (o->cmd == CMD_SPTRSV) {
+            run_sptrsv(st, A, &ss, r, m->label);
+        } else {
+            run_ilu0(st, A, &is, r, m->label);
+        }
+        if (r->status != ATA_OK) st->any_failed = 1;
+    }
+    /* The DAG class comes from the library (its thresholds); a serial row
+     * or ILU0 (which returns no plan info) borrows it from a probe. */
+    int tri = o->cmd == CMD_SPTRSV ? (int)o->uplo : 0;
+    for (int k = first; k < R->nruns; k++)
+        if (R->runs[k].ninfo > 0 && strcmp(R->runs[k].info_class[0], "-")) {
+            snprintf(m->dag_class[tri], sizeof m->dag_class[tri], "%s", R->runs[k].info_class[0]);
+            break;
+        }
+    if (!strcmp(m->dag_class[tri], "-") && A->nrows == A->ncols)
+        probe_class(st->ctx, A, (ata_uplo)tri, m->dag_class[tri], sizeof m->dag_class[tri]);
+    fill_speedups(o, R, mi);
+    report_failures(st, m, &R->runs[first], R->nruns - first);
+    if (o->cmd == CMD_SPTRSV && A->nrows == A->ncols) sptrsv_release(&ss);
+    ata_csr_free(is.ref);
+    ata_csr_free(A);
+    if (!o->quiet) {
+        progress_hold();
+        /* Title and header come with the first rows: a run whose every
+         * input failed to load prints no empty table. */
+        if (!st->header_done) {
+            report_title(stdout, R);
+            if (!o->monitor) report_table_header(stdout, R);
+            st->header_done = 1;
+        }
+        if (o->monitor) {
+            for (int k = first; k < R->nruns; k++) print_monitor(m, &R->runs[k]);
+            report_table_header(stdout, R);
+        }
+        report_table_rows(stdout, R, mi);
+        progress_release();
+    }
+}
+
+/* ---------------------------------------------------------------- */
+/* main                                                              */
+/* ---------------------------------------------------------------- */
+
+static int check_output(const char *flag, const char *path)
+{
+    if (!path) return 0;
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        msg("%s %s: cannot write: %s", flag, path, strerror(errno));
+        return -1;
+    }
+    fclose(f);
+    return 0;
+}
+
+static int needs_context(const bench_opts *o)
+{
+    if (o->cmd == CMD_INFO) return 1;
+    for (int k = 0; k < o->npolicies; k++)
+        if (o->policies[k] != POLICY_SERIAL) return 1;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    bench_opts o;
+    int rc = cli_parse(argc, argv, &o);
+    if (rc) {
+        cli_free(&o);
+        return rc < 0 ? 0 : rc;
+    }
+    /* Files first: a missing input or an unwritable output is found before
+     * minutes of benchmarking, not after. */
+    int bad = 0;
+    for (int i = 0; i < o.ninputs; i++)
+        if (!o.inputs[i].is_gen && access(o.inputs[i].text, R_OK) != 0) {
+            msg("--matrix %s: cannot read: %s", o.inputs[i].text, strerror(errno));
+            bad = 1;
+        }
+    if (!bad)
+        bad = check_output("--csv", o.csv) || check_output("--json", o.json) || check_output("--plot", o.plot);
+    if (bad) {
+        cli_free(&o);
+        return EXIT_RUN_FAILED;
+    }
+
+    bench_results R;
+    memset(&R, 0, sizeof R);
+    R.opt = &o;
+    bench_state st;
+    memset(&st, 0, sizeof st);
+    st.opt = &o;
+    st.res = &R;
+    if (needs_context(&o)) {
+        ata_context_options co = ata_context_defaults();
+        co.backend = o.cmd == CMD_INFO ? ATA_BACKEND_CPU : o.backend;
+        co.threads = o.cmd == CMD_INFO ? 1 : o.threads;
+        ata_status s = ata_context_create(&co, &st.ctx);
+        if (s != ATA_OK) {
+            msg("--backend %s: cannot start the backend: %s: %s", ata_backend_name(co.backend),
+                ata_status_string(s), ata_last_error());
+            cli_free(&o);
+            return EXIT_RUN_FAILED;
+        }
+        R.backend = ata_context_backend(st.ctx);
+        R.threads = ata_context_threads(st.ctx);
+    } else {
+        R.backend = ATA_BACKEND_CPU;
+        R.threads = 1;
+    }
+    /* 'all' compares with the vendor library where there is one. */
+    if (o.policy_all && (R.backend == ATA_BACKEND_CUDA || R.backend == ATA_BACKEND_HIP)) {
+        int have = 0;
+        for (int k = 0; k < o.npolicies; k++) have |= o.policies[k] == ATA_POLICY_VENDOR;
+        if (!have && o.npolicies < POLICY_MAX) o.policies[o.npolicies++] = ATA_POLICY_VENDOR;
+    }
+    int ne = 0;
+    static const int baselines[] = { ATA_POLICY_LEVELSET, ATA_POLICY_VENDOR, POLICY_SERIAL };
+    for (int b = 0; b < 3; b++)
+        for (int k = 0; k < o.npolicies; k++)
+            if (o.policies[k] == baselines[b]) st.exec_order[ne++] = k;
+    for (int k = 0; k < o.npolicies; k++) {
+        int base = 0;
+        for (int b = 0; b < 3; b++) base |= o.policies[k] == baselines[b];
+        if (!base) st.exec_order[ne++] = k;
+    }
+
+    R.nmats = o.ninputs;
+    R.mats = calloc((size_t)o.ninputs, sizeof *R.mats);
+    R.runs = calloc((size_t)o.ninputs * (size_t)o.npolicies, sizeof *R.runs);
+    if (!R.mats || !R.runs) {
+        msg("out of memory");
+        ata_context_destroy(st.ctx);
+        cli_free(&o);
+        return EXIT_RUN_FAILED;
+    }
+    for (int i = 0; i < o.ninputs; i++) {
+        make_label(&o.inputs[i], R.mats[i].label, sizeof R.mats[i].label);
+        R.mats[i].source = o.inputs[i].text;
+        R.mats[i].is_gen = o.inputs[i].is_gen;
+    }
+    st.nsteps = o.cmd == CMD_INFO ? o.ninputs : o.ninputs * o.npolicies;
+
+    progress_start(!o.quiet);
+    for (int i = 0; i < o.ninputs; i++) run_matrix(&st, i);
+    progress_stop();
+    if (!o.quiet && o.cmd == CMD_INFO && R.nloaded > 0) {
+        report_title(stdout, &R);
+        report_info_table(stdout, &R);
+    }
+    fflush(stdout);
+
+    if (o.csv && report_csv(o.csv, &R)) st.any_failed = 1;
+    if (o.json && report_json(o.json, &R)) st.any_failed = 1;
+    if (o.plot && svg_write(o.plot, &R)) st.any_failed = 1;
+
+    for (int k = 0; k < R.nruns; k++) free(R.runs[k].history);
+    for (int i = 0; i < R.nmats; i++) {
+        free(R.mats[i].widths[0]);
+        free(R.mats[i].widths[1]);
+    }
+    free(R.runs);
+    free(R.mats);
+    ata_context_destroy(st.ctx);
+    cli_free(&o);
+    return st.any_failed ? EXIT_RUN_FAILED : 0;
+}

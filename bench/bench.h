@@ -1,0 +1,165 @@
+/* bench.h - the ata-bench command: options, per-matrix and per-run records,
+ * and the modules that fill and print them.
+ *
+ *   cli.c       flags -> bench_opts (every flag is declared once, in a table
+ *               that --help prints, so the help text cannot drift)
+ *   ata-bench.c main, the pcg / sptrsv / ilu0 / info runs
+ *   dagshape.c  level of every row of a triangle (for the DAG-shape picture)
+ *   report.c    aligned table on stdout, CSV, JSON
+ *   svg.c       speedup bars and level-width pictures
+ *   util.c      clock, median, messages on stderr, progress line
+ */
+#ifndef ATA_BENCH_H
+#define ATA_BENCH_H
+
+#include <stdio.h>
+#include "ata.h"
+
+#define BENCH_NAME "ata-bench"
+
+/* Exit statuses. */
+enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
+
+typedef enum { CMD_PCG = 0, CMD_SPTRSV, CMD_ILU0, CMD_INFO, CMD_COUNT } bench_cmd;
+
+/* Pseudo-policy: the serial reference (ata_pcg with no context, ata_ref_*). */
+#define POLICY_SERIAL ((int)ATA_POLICY_COUNT)
+#define POLICY_MAX (POLICY_SERIAL + 1)
+
+typedef struct {
+    char *text;             /* file path or generator spec */
+    int is_gen;
+} bench_input;
+
+typedef struct {
+    bench_cmd cmd;
+    bench_input *inputs;
+    int ninputs;
+    int default_input;      /* no --matrix/--gen given: the embedded problem */
+    int policies[POLICY_MAX];
+    int npolicies;
+    int policy_all;         /* 'all': vendor is added on a GPU backend */
+    ata_backend backend;
+    int threads;            /* 0: library default */
+    int S;                  /* 0: auto */
+    double R;
+    ata_traversal traversal;
+    ata_uplo uplo;
+    ata_diag diag;
+    ata_precond pc;
+    ata_reorder reorder;
+    double rtol;
+    int maxit;
+    int reps;
+    int monitor;
+    int quiet;
+    const char *csv, *json, *plot;
+    int argc;
+    char **argv;
+} bench_opts;
+
+/* One matrix of the run, after loading. */
+typedef struct {
+    char label[128];        /* short name: file stem or generator spec */
+    const char *source;     /* path or spec as given */
+    int is_gen;
+    int loaded;
+    int n, ncols;
+    long long nnz;          /* of A */
+    int symmetric;
+    /* DAG of the triangle the command works on, computed by the bench
+     * (lower for pcg / ilu0, --uplo for sptrsv, both for info). */
+    int nlevels[2];
+    int *widths[2];         /* level width per level */
+    int max_width[2];
+    long long m[2];         /* DAG edges */
+    long long tri_nnz[2];   /* nnz of tril / triu incl. diagonal */
+    char dag_class[2][16];  /* from the library's plan info, "-" if none */
+    int has_diag;           /* every diagonal stored and nonzero */
+    char diag_msg[256];
+} bench_matrix;
+
+/* One (matrix, policy) run. Times are medians over --reps. */
+typedef struct {
+    int matrix;             /* index into the matrices */
+    int policy;             /* ata_policy or POLICY_SERIAL */
+    ata_status status;
+    int wrong;              /* status is set because the answer was wrong */
+    char msg[512];          /* ata_last_error() of a failure */
+    int reps;               /* repetitions actually timed */
+    /* pcg */
+    int iterations;
+    double relres;          /* reported by ata_pcg */
+    double true_relres;     /* ||b - A x|| / ||b|| recomputed by the bench */
+    double *history;
+    int history_len;
+    /* times (s) */
+    double analysis_s, factor_s, solve_s;
+    double per_iter_ms;
+    /* sptrsv / ilu0: difference to the serial reference (NaN if none) */
+    double check;
+    /* plan info: [0] = L (or the sptrsv plan), [1] = U (pcg only) */
+    int ninfo;
+    ata_plan_info info[2];
+    char info_class[2][16];
+    /* filled once a matrix's runs are done; NaN when not in the run */
+    double speedup_levelset, speedup_vendor, speedup_serial;
+} bench_run;
+
+typedef struct {
+    const bench_opts *opt;
+    ata_backend backend;    /* resolved backend */
+    int threads;            /* resolved worker count (0 if no context) */
+    bench_matrix *mats;
+    int nmats;
+    int nloaded;            /* matrices read or generated successfully */
+    bench_run *runs;
+    int nruns;
+} bench_results;
+
+/* cli.c */
+/* Parse argv; on a usage error print one line on stderr and return
+ * EXIT_USAGE; return -1 for --help / --version (already printed), else 0. */
+int cli_parse(int argc, char **argv, bench_opts *o);
+void cli_usage(FILE *f);
+void cli_free(bench_opts *o);
+const char *cli_cmd_name(bench_cmd c);
+const char *cli_policy_name(int p);
+const char *cli_status_token(ata_status s);
+/* The status column of a run: cli_status_token, or "wrong_answer". */
+const char *run_status(const bench_run *r);
+
+/* dagshape.c */
+/* Levels of the DAG of A's `uplo` triangle (rows are tasks; an entry on
+ * the solved side of the diagonal is an edge). A must be square. */
+int dagshape_compute(const ata_csr *A, ata_uplo uplo, int **widths, int *nlevels,
+                     int *max_width, long long *m, long long *tri_nnz);
+
+/* report.c */
+void report_title(FILE *f, const bench_results *r);
+void report_table_header(FILE *f, const bench_results *r);
+void report_table_rows(FILE *f, const bench_results *r, int matrix);
+int report_csv(const char *path, const bench_results *r);
+int report_json(const char *path, const bench_results *r);
+void report_info_table(FILE *f, const bench_results *r);
+
+/* svg.c */
+int svg_write(const char *path, const bench_results *r);
+/* Colour of a policy in every picture. */
+const char *svg_policy_colour(int p);
+
+/* util.c */
+double now_s(void);
+double median(double *v, int n);
+/* "ata-bench: ..." on stderr, one line; clears the progress line first. */
+void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void progress_start(int enabled);
+void progress_set(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void progress_stop(void);
+/* Around output to stdout: erase the progress line and keep it off. */
+void progress_hold(void);
+void progress_release(void);
+/* Policy's timing (the quantity that speedups compare). */
+double run_time(const bench_opts *o, const bench_run *r);
+
+#endif

@@ -1,0 +1,635 @@
+/* report.c - the aligned table on stdout, and CSV and JSON files.
+ *
+ * The table is printed one matrix at a time (its rows appear as soon as its
+ * policies are done), so column widths are fixed up front: the matrix
+ * column fits the longest label, the others fit their usual values. CSV and
+ * JSON carry every number: one record per (matrix, policy), built by one
+ * collector so both files have the same fields under the same names. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench.h"
+
+/* ---------------------------------------------------------------- */
+/* Table                                                             */
+/* ---------------------------------------------------------------- */
+
+typedef enum {
+    C_MATRIX, C_N, C_NNZ, C_CLASS, C_LEVELS, C_POLICY, C_S, C_ATASKS, C_C, C_F, C_M,
+    C_ITS, C_RELRES, C_ANALYSIS, C_FACTOR, C_SOLVE, C_SOLVE_MS, C_FACTOR_MS, C_PERIT,
+    C_PLANMB, C_VS_LS, C_VS_VENDOR, C_VS_SERIAL, C_CHECK, C_STATUS, C_COUNT
+} col_id;
+
+static const struct { const char *head; int width; int left; } cols[C_COUNT + 1] = {
+    [C_MATRIX] = { "matrix", 6, 1 },     [C_N] = { "n", 8, 0 },
+    [C_NNZ] = { "nnz", 9, 0 },           [C_CLASS] = { "class", 8, 1 },
+    [C_LEVELS] = { "levels", 6, 0 },     [C_POLICY] = { "policy", 8, 1 },
+    [C_S] = { "S", 6, 0 },               [C_ATASKS] = { "atasks", 6, 0 },
+    [C_C] = { "c", 7, 0 },               [C_F] = { "f", 9, 0 },
+    [C_M] = { "m", 9, 0 },               [C_ITS] = { "its", 5, 0 },
+    [C_RELRES] = { "relres", 8, 0 },     [C_ANALYSIS] = { "analysis s", 10, 0 },
+    [C_FACTOR] = { "factor s", 8, 0 },   [C_SOLVE] = { "solve s", 8, 0 },
+    [C_SOLVE_MS] = { "solve ms", 9, 0 }, [C_FACTOR_MS] = { "factor ms", 9, 0 },
+    [C_PERIT] = { "ms/it", 7, 0 },       [C_PLANMB] = { "plan MB", 7, 0 },
+    [C_VS_LS] = { "vs levelset", 11, 0 }, [C_VS_VENDOR] = { "vs vendor", 9, 0 },
+    [C_VS_SERIAL] = { "vs serial", 9, 0 }, [C_CHECK] = { "check", 8, 0 },
+    [C_STATUS] = { "status", 6, 1 },
+};
+
+static int has_policy(const bench_opts *o, int p)
+{
+    for (int k = 0; k < o->npolicies; k++)
+        if (o->policies[k] == p) return 1;
+    return 0;
+}
+
+/* The columns of this command, in order. */
+static int table_columns(const bench_opts *o, col_id *c)
+{
+    int n = 0;
+    c[n++] = C_MATRIX; c[n++] = C_N; c[n++] = C_NNZ; c[n++] = C_CLASS; c[n++] = C_LEVELS;
+    c[n++] = C_POLICY;
+    if (o->cmd != CMD_ILU0) { c[n++] = C_S; c[n++] = C_ATASKS; c[n++] = C_C; c[n++] = C_F; c[n++] = C_M; }
+    if (o->cmd == CMD_PCG) {
+        c[n++] = C_ITS; c[n++] = C_RELRES; c[n++] = C_ANALYSIS; c[n++] = C_FACTOR; c[n++] = C_SOLVE;
+        c[n++] = C_PERIT; c[n++] = C_PLANMB;
+    } else if (o->cmd == CMD_SPTRSV) {
+        c[n++] = C_SOLVE_MS;
+    } else {
+        c[n++] = C_FACTOR_MS;
+    }
+    if (has_policy(o, ATA_POLICY_LEVELSET)) c[n++] = C_VS_LS;
+    if (has_policy(o, ATA_POLICY_VENDOR)) c[n++] = C_VS_VENDOR;
+    if (has_policy(o, POLICY_SERIAL)) c[n++] = C_VS_SERIAL;
+    if (o->cmd == CMD_SPTRSV) { c[n++] = C_ANALYSIS; c[n++] = C_PLANMB; }
+    if (o->cmd != CMD_PCG) c[n++] = C_CHECK;
+    c[n++] = C_STATUS;
+    return n;
+}
+
+static int matrix_width(const bench_results *R)
+{
+    int w = cols[C_MATRIX].width;
+    for (int i = 0; i < R->nmats; i++) {
+        int L = (int)strlen(R->mats[i].label);
+        if (L > w) w = L;
+    }
+    return w;
+}
+
+static int width_of(const bench_results *R, col_id c)
+{
+    return c == C_MATRIX ? matrix_width(R) : cols[c].width;
+}
+
+/* Triangle whose DAG the columns describe. */
+static int shown_tri(const bench_opts *o) { return o->cmd == CMD_SPTRSV ? (int)o->uplo : 0; }
+
+static int dash(char *b, size_t n) { return snprintf(b, n, "-"); }
+
+static void fmt_double(char *b, size_t n, const char *f, double v)
+{
+    if (isfinite(v)) snprintf(b, n, f, v);
+    else if (isnan(v)) dash(b, n);
+    else snprintf(b, n, "%s", v > 0 ? "inf" : "-inf");
+}
+
+static void cell(char *b, size_t n, col_id c, const bench_results *R, const bench_run *u)
+{
+    const bench_opts *o = R->opt;
+    const bench_matrix *m = &R->mats[u->matrix];
+    int t = shown_tri(o);
+    int plan = u->ninfo > 0;
+    int both = u->ninfo > 1;
+    int ran = u->reps > 0;
+    const ata_plan_info *L = &u->info[0], *U = &u->info[1];
+    switch (c) {
+    case C_MATRIX: snprintf(b, n, "%s", m->label); break;
+    case C_N: snprintf(b, n, "%d", m->n); break;
+    case C_NNZ: snprintf(b, n, "%lld", o->cmd == CMD_SPTRSV ? m->tri_nnz[t] : m->nnz); break;
+    case C_CLASS: snprintf(b, n, "%s", plan && strcmp(u->info_class[0], "-") ? u->info_class[0] : m->dag_class[t]); break;
+    case C_LEVELS:
+        if (plan) snprintf(b, n, "%d", L->levels);
+        else if (m->nlevels[t]) snprintf(b, n, "%d", m->nlevels[t]);
+        else dash(b, n);
+        break;
+    case C_POLICY: snprintf(b, n, "%s", cli_policy_name(u->policy)); break;
+    case C_S: if (plan) snprintf(b, n, "%d", L->S); else dash(b, n); break;
+    case C_ATASKS: if (plan) snprintf(b, n, "%d", L->atasks + (both ? U->atasks : 0)); else dash(b, n); break;
+    case C_C: if (plan) snprintf(b, n, "%lld", L->c + (both ? U->c : 0)); else dash(b, n); break;
+    case C_F: if (plan) snprintf(b, n, "%lld", L->f + (both ? U->f : 0)); else dash(b, n); break;
+    case C_M: if (plan) snprintf(b, n, "%lld", L->m + (both ? U->m : 0)); else dash(b, n); break;
+    case C_ITS: if (ran) snprintf(b, n, "%d", u->iterations); else dash(b, n); break;
+    case C_RELRES:
+        /* A solve stopped before its first residual has none to show. */
+        if (ran && (u->status == ATA_OK || u->iterations > 0 || u->relres > 0)) fmt_double(b, n, "%.2e", u->relres);
+        else dash(b, n);
+        break;
+    case C_ANALYSIS: if (ran || plan) fmt_double(b, n, "%.4f", u->analysis_s); else dash(b, n); break;
+    case C_FACTOR: if (ran) fmt_double(b, n, "%.4f", u->factor_s); else dash(b, n); break;
+    case C_SOLVE: if (ran) fmt_double(b, n, "%.4f", u->solve_s); else dash(b, n); break;
+    case C_SOLVE_MS: if (ran) fmt_double(b, n, "%.4f", 1e3 * u->solve_s); else dash(b, n); break;
+    case C_FACTOR_MS: if (ran) fmt_double(b, n, "%.4f", 1e3 * u->factor_s); else dash(b, n); break;
+    case C_PERIT: if (ran) fmt_double(b, n, "%.3f", u->per_iter_ms); else dash(b, n); break;
+    case C_PLANMB:
+        if (plan) fmt_double(b, n, "%.2f", (double)(L->plan_bytes + (both ? U->plan_bytes : 0)) / 1048576.0);
+        else dash(b, n);
+        break;
+    case C_VS_LS: fmt_double(b, n, "%.2fx", u->speedup_levelset); break;
+    case C_VS_VENDOR: fmt_double(b, n, "%.2fx", u->speedup_vendor); break;
+    case C_VS_SERIAL: fmt_double(b, n, "%.2fx", u->speedup_serial); break;
+    case C_CHECK: fmt_double(b, n, "%.1e", u->check); break;
+    case C_STATUS: snprintf(b, n, "%s", run_status(u)); break;
+    case C_COUNT: break;
+    }
+}
+
+static void put_cell(FILE *f, const char *text, int width, int left, int last)
+{
+    if (last) fprintf(f, "%s\n", text);
+    else if (left) fprintf(f, "%-*s  ", width, text);
+    else fprintf(f, "%*s  ", width, text);
+}
+
+void report_title(FILE *f, const bench_results *R)
+{
+    const bench_opts *o = R->opt;
+    ata_plan_options pd = ata_plan_defaults();
+    char S[32];
+    if (o->S) snprintf(S, sizeof S, "%d", o->S);
+    else snprintf(S, sizeof S, "auto (R %g)", o->R > 0 ? o->R : pd.R);
+    fprintf(f, "%s %s: ", BENCH_NAME, cli_cmd_name(o->cmd));
+    if (o->cmd == CMD_INFO) {
+        fprintf(f, "DAG of every row (task) of the lower and upper triangles\n");
+        return;
+    }
+    int only_serial = o->npolicies == 1 && o->policies[0] == POLICY_SERIAL;
+    if (only_serial) fprintf(f, "serial reference (no context); ");
+    else fprintf(f, "backend %s, %d thread%s; ", ata_backend_name(R->backend), R->threads, R->threads == 1 ? "" : "s");
+    if (o->cmd == CMD_PCG) {
+        ata_pcg_options pc = ata_pcg_defaults();
+        fprintf(f, "%s-PCG, rtol %g, maxit %d, reorder %s, %s, S %s, b = 1, x0 = 0, median of %d\n",
+                ata_precond_name(o->pc), o->rtol > 0 ? o->rtol : pc.rtol, o->maxit > 0 ? o->maxit : pc.maxit,
+                ata_reorder_name(o->reorder), o->traversal == ATA_PUSH ? "push" : "pull", S, o->reps);
+    } else if (o->cmd == CMD_SPTRSV) {
+        fprintf(f, "%s triangle, %s diagonal, %s, S %s, b = T*1, median of %d solves\n",
+                o->uplo == ATA_LOWER ? "lower" : "upper", o->diag == ATA_UNIT ? "unit" : "stored",
+                o->traversal == ATA_PUSH ? "push (CSC)" : "pull (CSR)", S, o->reps);
+    } else {
+        fprintf(f, "S %s, median of %d factorisations (analysis included)\n", S, o->reps);
+    }
+    if (o->default_input) fprintf(f, "default problem: --gen lap3d:100 (3D 7-point Laplacian, 10^6 unknowns)\n");
+}
+
+void report_table_header(FILE *f, const bench_results *R)
+{
+    col_id c[C_COUNT];
+    int nc = table_columns(R->opt, c);
+    for (int k = 0; k < nc; k++) put_cell(f, cols[c[k]].head, width_of(R, c[k]), cols[c[k]].left, k == nc - 1);
+}
+
+void report_table_rows(FILE *f, const bench_results *R, int matrix)
+{
+    col_id c[C_COUNT];
+    int nc = table_columns(R->opt, c);
+    char buf[128];
+    for (int r = 0; r < R->nruns; r++) {
+        const bench_run *u = &R->runs[r];
+        if (u->matrix != matrix) continue;
+        for (int k = 0; k < nc; k++) {
+            cell(buf, sizeof buf, c[k], R, u);
+            put_cell(f, buf, width_of(R, c[k]), cols[c[k]].left, k == nc - 1);
+        }
+    }
+}
+
+void report_info_table(FILE *f, const bench_results *R)
+{
+    static const char *head[] = { "matrix", "n", "nnz", "symmetric", "diagonal", "triangle", "tri nnz",
+                                  "levels", "max width", "mean width", "m", "class" };
+    int w[] = { matrix_width(R), 8, 9, 9, 8, 8, 9, 7, 9, 10, 9, 8 };
+    int left[] = { 1, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 1 };
+    int nc = 12;
+    for (int k = 0; k < nc; k++) put_cell(f, head[k], w[k], left[k], k == nc - 1);
+    char b[12][160];
+    for (int i = 0; i < R->nmats; i++) {
+        const bench_matrix *m = &R->mats[i];
+        if (!m->loaded) continue;
+        for (int t = 0; t < 2; t++) {
+            snprintf(b[0], sizeof b[0], "%s", m->label);
+            snprintf(b[1], sizeof b[1], "%d", m->n);
+            snprintf(b[2], sizeof b[2], "%lld", m->nnz);
+            snprintf(b[3], sizeof b[3], "%s", m->symmetric ? "yes" : "no");
+            snprintf(b[4], sizeof b[4], "%s", m->has_diag ? "ok" : "bad");
+            snprintf(b[5], sizeof b[5], "%s", t ? "upper" : "lower");
+            if (!m->widths[t]) {
+                for (int k = 6; k < nc; k++) dash(b[k], sizeof b[k]);
+            } else {
+                snprintf(b[6], sizeof b[6], "%lld", m->tri_nnz[t]);
+                snprintf(b[7], sizeof b[7], "%d", m->nlevels[t]);
+                snprintf(b[8], sizeof b[8], "%d", m->max_width[t]);
+                snprintf(b[9], sizeof b[9], "%.1f", (double)m->n / m->nlevels[t]);
+                snprintf(b[10], sizeof b[10], "%lld", m->m[t]);
+                snprintf(b[11], sizeof b[11], "%s", m->dag_class[t]);
+            }
+            for (int k = 0; k < nc; k++) put_cell(f, b[k], w[k], left[k], k == nc - 1);
+        }
+        if (!m->has_diag) fprintf(f, "  (%s)\n", m->diag_msg);
+    }
+}
+
+/* ---------------------------------------------------------------- */
+/* Records for CSV and JSON                                          */
+/* ---------------------------------------------------------------- */
+
+enum { V_STR, V_INT, V_DBL, V_BOOL };
+
+typedef struct {
+    char name[32];
+    int kind;
+    const char *s;
+    long long i;
+    double d;
+} field;
+
+#define MAX_FIELDS 128
+
+typedef struct {
+    field f[MAX_FIELDS];
+    int n;
+} record;
+
+static void add_s(record *r, const char *name, const char *s)
+{
+    if (r->n >= MAX_FIELDS) return;
+    field *f = &r->f[r->n++];
+    snprintf(f->name, sizeof f->name, "%s", name);
+    f->kind = V_STR;
+    f->s = s ? s : "";
+}
+
+static void add_i(record *r, const char *name, long long i)
+{
+    if (r->n >= MAX_FIELDS) return;
+    field *f = &r->f[r->n++];
+    snprintf(f->name, sizeof f->name, "%s", name);
+    f->kind = V_INT;
+    f->i = i;
+}
+
+static void add_b(record *r, const char *name, int b)
+{
+    if (r->n >= MAX_FIELDS) return;
+    field *f = &r->f[r->n++];
+    snprintf(f->name, sizeof f->name, "%s", name);
+    f->kind = V_BOOL;
+    f->i = b;
+}
+
+static void add_d(record *r, const char *name, double d)
+{
+    if (r->n >= MAX_FIELDS) return;
+    field *f = &r->f[r->n++];
+    snprintf(f->name, sizeof f->name, "%s", name);
+    f->kind = V_DBL;
+    f->d = d;
+}
+
+static const char *traversal_name(ata_traversal t) { return t == ATA_PUSH ? "push" : "pull"; }
+
+/* Plan info under a prefix ("" for sptrsv, "L_" / "U_" for pcg). */
+static void add_info(record *r, const char *pre, const bench_run *u, int k)
+{
+    const ata_plan_info *I = &u->info[k];
+    int have = u->ninfo > k;
+    char nm[32];
+#define NM(x) (snprintf(nm, sizeof nm, "%s%s", pre, x), nm)
+    if (!have) {
+        static const char *names[] = { "levels", "max_width", "m", "class", "S", "atasks", "untracked",
+                                       "barriers", "c", "f", "plan_analysis_s", "plan_bytes",
+                                       "matrix_bytes", "T_l", "T_u" };
+        for (size_t q = 0; q < sizeof names / sizeof names[0]; q++) {
+            if (!strcmp(names[q], "class")) add_s(r, NM(names[q]), "");
+            else add_d(r, NM(names[q]), NAN);
+        }
+        return;
+    }
+    add_i(r, NM("levels"), I->levels);
+    add_i(r, NM("max_width"), I->max_width);
+    add_i(r, NM("m"), I->m);
+    add_s(r, NM("class"), u->info_class[k]);
+    add_i(r, NM("S"), I->S);
+    add_i(r, NM("atasks"), I->atasks);
+    add_i(r, NM("untracked"), I->untracked);
+    add_i(r, NM("barriers"), I->barriers);
+    add_i(r, NM("c"), I->c);
+    add_i(r, NM("f"), I->f);
+    add_d(r, NM("plan_analysis_s"), I->analysis_s);
+    add_i(r, NM("plan_bytes"), (long long)I->plan_bytes);
+    add_i(r, NM("matrix_bytes"), (long long)I->matrix_bytes);
+    add_d(r, NM("T_l"), I->T_l);
+    add_d(r, NM("T_u"), I->T_u);
+#undef NM
+}
+
+static void collect_run(const bench_results *R, const bench_run *u, record *r)
+{
+    const bench_opts *o = R->opt;
+    const bench_matrix *m = &R->mats[u->matrix];
+    int t = shown_tri(o);
+    r->n = 0;
+    add_s(r, "command", cli_cmd_name(o->cmd));
+    add_s(r, "matrix", m->label);
+    add_i(r, "n", m->n);
+    add_i(r, "nnz", m->nnz);
+    add_b(r, "symmetric", m->symmetric);
+    add_s(r, "policy", cli_policy_name(u->policy));
+    add_s(r, "backend", u->policy == POLICY_SERIAL ? "serial" : ata_backend_name(R->backend));
+    add_i(r, "threads", u->policy == POLICY_SERIAL ? 1 : R->threads);
+    add_i(r, "S_requested", o->S);
+    add_i(r, "reps", u->reps);
+    add_s(r, "status", run_status(u));
+    add_s(r, "dag_class", m->dag_class[t]);
+    add_i(r, "dag_levels", m->nlevels[t]);
+    add_i(r, "dag_max_width", m->max_width[t]);
+    add_i(r, "dag_m", m->m[t]);
+    if (o->cmd == CMD_PCG) {
+        ata_pcg_options pc = ata_pcg_defaults();
+        add_s(r, "precond", ata_precond_name(o->pc));
+        add_s(r, "reorder", ata_reorder_name(o->reorder));
+        add_s(r, "traversal", traversal_name(o->traversal));
+        add_d(r, "rtol", o->rtol > 0 ? o->rtol : pc.rtol);
+        add_i(r, "maxit", o->maxit > 0 ? o->maxit : pc.maxit);
+        add_i(r, "iterations", u->iterations);
+        add_d(r, "relres", u->relres);
+        add_d(r, "true_relres", u->true_relres);
+        add_d(r, "analysis_s", u->analysis_s);
+        add_d(r, "factor_s", u->factor_s);
+        add_d(r, "solve_s", u->solve_s);
+        add_d(r, "per_iter_ms", u->per_iter_ms);
+        size_t pb = u->info[0].plan_bytes + (u->ninfo > 1 ? u->info[1].plan_bytes : 0);
+        add_d(r, "plan_mb", u->ninfo ? (double)pb / 1048576.0 : NAN);
+    } else if (o->cmd == CMD_SPTRSV) {
+        add_s(r, "uplo", o->uplo == ATA_LOWER ? "lower" : "upper");
+        add_s(r, "diag", o->diag == ATA_UNIT ? "unit" : "nonunit");
+        add_s(r, "traversal", traversal_name(o->traversal));
+        add_i(r, "tri_nnz", m->tri_nnz[t]);
+        add_d(r, "analysis_s", u->analysis_s);
+        add_d(r, "solve_s", u->solve_s);
+        add_d(r, "solve_ms", 1e3 * u->solve_s);
+        add_d(r, "plan_mb", u->ninfo ? (double)u->info[0].plan_bytes / 1048576.0 : NAN);
+        add_d(r, "check", u->check);
+    } else {
+        add_d(r, "factor_s", u->factor_s);
+        add_d(r, "factor_ms", 1e3 * u->factor_s);
+        add_d(r, "check", u->check);
+    }
+    add_d(r, "speedup_levelset", u->speedup_levelset);
+    add_d(r, "speedup_vendor", u->speedup_vendor);
+    add_d(r, "speedup_serial", u->speedup_serial);
+    if (o->cmd == CMD_PCG) {
+        add_info(r, "L_", u, 0);
+        add_info(r, "U_", u, 1);
+    } else if (o->cmd == CMD_SPTRSV) {
+        add_info(r, "", u, 0);
+    }
+    /* Free text last: a quoted comma in it cannot shift the columns
+     * that a plain comma-splitting reader (awk -F,) takes before it. */
+    add_s(r, "source", m->source);
+    add_s(r, "message", u->msg);
+}
+
+static void collect_info(const bench_results *R, int mi, int t, record *r)
+{
+    const bench_matrix *m = &R->mats[mi];
+    r->n = 0;
+    add_s(r, "command", "info");
+    add_s(r, "matrix", m->label);
+    add_i(r, "n", m->n);
+    add_i(r, "ncols", m->ncols);
+    add_i(r, "nnz", m->nnz);
+    add_b(r, "symmetric", m->symmetric);
+    add_s(r, "diagonal", m->has_diag ? "ok" : "bad");
+    add_s(r, "triangle", t ? "upper" : "lower");
+    add_i(r, "tri_nnz", m->tri_nnz[t]);
+    add_i(r, "levels", m->nlevels[t]);
+    add_i(r, "max_width", m->max_width[t]);
+    add_d(r, "mean_width", m->nlevels[t] ? (double)m->n / m->nlevels[t] : NAN);
+    add_i(r, "m", m->m[t]);
+    add_s(r, "class", m->dag_class[t]);
+    add_s(r, "source", m->source);
+    add_s(r, "diagonal_message", m->has_diag ? "" : m->diag_msg);
+}
+
+/* Every record of the run, in table order. */
+static int nrecords(const bench_results *R)
+{
+    if (R->opt->cmd != CMD_INFO) return R->nruns;
+    return 2 * R->nmats;
+}
+
+static int get_record(const bench_results *R, int k, record *r)
+{
+    if (R->opt->cmd != CMD_INFO) {
+        collect_run(R, &R->runs[k], r);
+        return 1;
+    }
+    if (!R->mats[k / 2].loaded) return 0;
+    collect_info(R, k / 2, k % 2, r);
+    return 1;
+}
+
+/* ---------------------------------------------------------------- */
+/* CSV                                                               */
+/* ---------------------------------------------------------------- */
+
+static void csv_str(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) { fputs(s, f); return; }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+    }
+    fputc('"', f);
+}
+
+/* The shortest of %.15g..%.17g that reads back as the same double. */
+static void put_exact(FILE *f, double d)
+{
+    char b[40];
+    for (int p = 15; p <= 17; p++) {
+        snprintf(b, sizeof b, "%.*g", p, d);
+        if (strtod(b, NULL) == d) break;
+    }
+    fputs(b, f);
+}
+
+static void csv_value(FILE *f, const field *x)
+{
+    if (x->kind == V_STR) csv_str(f, x->s);
+    else if (x->kind == V_INT) fprintf(f, "%lld", x->i);
+    else if (x->kind == V_BOOL) fputs(x->i ? "yes" : "no", f);
+    else if (isfinite(x->d)) put_exact(f, x->d);
+}
+
+static int close_checked(FILE *f, const char *flag, const char *path)
+{
+    int bad = ferror(f);
+    if (fclose(f) || bad) {
+        msg("%s %s: write failed", flag, path);
+        return -1;
+    }
+    return 0;
+}
+
+int report_csv(const char *path, const bench_results *R)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) { msg("--csv %s: cannot write", path); return -1; }
+    record *r = malloc(sizeof *r);
+    if (!r) { fclose(f); msg("--csv %s: out of memory", path); return -1; }
+    int header = 0;
+    for (int k = 0; k < nrecords(R); k++) {
+        if (!get_record(R, k, r)) continue;
+        if (!header) {
+            for (int q = 0; q < r->n; q++) fprintf(f, "%s%s", q ? "," : "", r->f[q].name);
+            fputc('\n', f);
+            header = 1;
+        }
+        for (int q = 0; q < r->n; q++) {
+            if (q) fputc(',', f);
+            csv_value(f, &r->f[q]);
+        }
+        fputc('\n', f);
+    }
+    free(r);
+    return close_checked(f, "--csv", path);
+}
+
+/* ---------------------------------------------------------------- */
+/* JSON                                                              */
+/* ---------------------------------------------------------------- */
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+        else if (*p == '\n') fputs("\\n", f);
+        else if (*p == '\t') fputs("\\t", f);
+        else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
+        else fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static void json_num(FILE *f, double d)
+{
+    if (isfinite(d)) put_exact(f, d);
+    else fputs("null", f);
+}
+
+static void json_value(FILE *f, const field *x)
+{
+    if (x->kind == V_STR) json_str(f, x->s);
+    else if (x->kind == V_INT) fprintf(f, "%lld", x->i);
+    else if (x->kind == V_BOOL) fputs(x->i ? "true" : "false", f);
+    else json_num(f, x->d);
+}
+
+/* Level widths of DAGs with more levels than this are left out (the file
+ * would grow with n); the SVG still draws them. */
+#define JSON_MAX_LEVELS 20000
+
+int report_json(const char *path, const bench_results *R)
+{
+    const bench_opts *o = R->opt;
+    FILE *f = fopen(path, "w");
+    if (!f) { msg("--json %s: cannot write", path); return -1; }
+    record *r = malloc(sizeof *r);
+    if (!r) { fclose(f); msg("--json %s: out of memory", path); return -1; }
+    ata_plan_options pd = ata_plan_defaults();
+    ata_pcg_options pc = ata_pcg_defaults();
+    fprintf(f, "{\n  \"tool\": \"%s\",\n  \"version\": \"%s\",\n  \"command\": ", BENCH_NAME, ATA_VERSION_STRING);
+    json_str(f, cli_cmd_name(o->cmd));
+    fprintf(f, ",\n  \"argv\": [");
+    for (int i = 0; i < o->argc; i++) {
+        if (i) fputs(", ", f);
+        json_str(f, o->argv[i]);
+    }
+    fprintf(f, "],\n  \"backend\": ");
+    json_str(f, ata_backend_name(R->backend));
+    fprintf(f, ",\n  \"threads\": %d,\n  \"settings\": {\"policies\": [", R->threads);
+    for (int k = 0; k < o->npolicies; k++) {
+        if (k) fputs(", ", f);
+        json_str(f, cli_policy_name(o->policies[k]));
+    }
+    if (o->S) fprintf(f, "], \"S\": %d, \"R\": ", o->S);
+    else fprintf(f, "], \"S\": \"auto\", \"R\": ");
+    json_num(f, o->R > 0 ? o->R : pd.R);
+    fprintf(f, ", \"traversal\": \"%s\", \"uplo\": \"%s\", \"diag\": \"%s\", \"precond\": \"%s\", "
+               "\"reorder\": \"%s\", \"rtol\": ",
+            traversal_name(o->traversal), o->uplo == ATA_LOWER ? "lower" : "upper",
+            o->diag == ATA_UNIT ? "unit" : "nonunit", ata_precond_name(o->pc), ata_reorder_name(o->reorder));
+    json_num(f, o->rtol > 0 ? o->rtol : pc.rtol);
+    fprintf(f, ", \"maxit\": %d, \"reps\": %d},\n  \"matrices\": [", o->maxit > 0 ? o->maxit : pc.maxit, o->reps);
+    int firstm = 1;
+    for (int i = 0; i < R->nmats; i++) {
+        const bench_matrix *m = &R->mats[i];
+        fprintf(f, "%s\n    {\"matrix\": ", firstm ? "" : ",");
+        firstm = 0;
+        json_str(f, m->label);
+        fprintf(f, ", \"source\": ");
+        json_str(f, m->source);
+        fprintf(f, ", \"generated\": %s, \"loaded\": %s", m->is_gen ? "true" : "false", m->loaded ? "true" : "false");
+        if (m->loaded) {
+            fprintf(f, ", \"n\": %d, \"ncols\": %d, \"nnz\": %lld, \"symmetric\": %s, \"diagonal\": ", m->n, m->ncols,
+                    m->nnz, m->symmetric ? "true" : "false");
+            json_str(f, m->has_diag ? "ok" : m->diag_msg);
+            fprintf(f, ", \"dags\": [");
+            int firstd = 1;
+            for (int t = 0; t < 2; t++) {
+                if (!m->widths[t]) continue;
+                fprintf(f, "%s\n      {\"triangle\": \"%s\", \"tri_nnz\": %lld, \"levels\": %d, \"max_width\": %d, "
+                           "\"m\": %lld, \"class\": ",
+                        firstd ? "" : ",", t ? "upper" : "lower", m->tri_nnz[t], m->nlevels[t], m->max_width[t], m->m[t]);
+                firstd = 0;
+                json_str(f, m->dag_class[t]);
+                if (m->nlevels[t] <= JSON_MAX_LEVELS) {
+                    fprintf(f, ", \"level_widths\": [");
+                    for (int l = 0; l < m->nlevels[t]; l++) fprintf(f, "%s%d", l ? "," : "", m->widths[t][l]);
+                    fputc(']', f);
+                } else {
+                    fprintf(f, ", \"level_widths\": null");
+                }
+                fputc('}', f);
+            }
+            fprintf(f, "]");
+        }
+        fputc('}', f);
+    }
+    fprintf(f, "\n  ],\n  \"results\": [");
+    int firstr = 1;
+    for (int k = 0; k < nrecords(R); k++) {
+        if (!get_record(R, k, r)) continue;
+        fprintf(f, "%s\n    {", firstr ? "" : ",");
+        firstr = 0;
+        for (int q = 0; q < r->n; q++) {
+            fprintf(f, "%s\"%s\": ", q ? ", " : "", r->f[q].name);
+            json_value(f, &r->f[q]);
+        }
+        if (o->cmd == CMD_PCG && R->runs[k].history) {
+            fprintf(f, ", \"history\": [");
+            for (int h = 0; h < R->runs[k].history_len; h++) {
+                if (h) fputc(',', f);
+                json_num(f, R->runs[k].history[h]);
+            }
+            fputc(']', f);
+        }
+        fputc('}', f);
+    }
+    fprintf(f, "\n  ]\n}\n");
+    free(r);
+    return close_checked(f, "--json", path);
+}

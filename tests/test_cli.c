@@ -1,0 +1,460 @@
+/* test_cli.c - the ata-bench command, run as a user runs it: help, usage
+ * errors, bad files, and small runs whose CSV and JSON are read back.
+ * The binary is $ATA_BUILD/ata-bench (ATA_BUILD from tests/run.sh). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "test_util.h"
+
+static char bench[4096];
+static char tmpdir[256];
+
+typedef struct {
+    int rc;             /* exit status; -1 if killed by a signal */
+    char *out, *err;
+} run_result;
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return strdup("");
+    size_t cap = 4096, n = 0;
+    char *b = malloc(cap);
+    size_t k;
+    while (b && (k = fread(b + n, 1, cap - n - 1, f)) > 0) {
+        n += k;
+        if (n + 1 >= cap) b = realloc(b, cap *= 2);
+    }
+    fclose(f);
+    if (b) b[n] = '\0';
+    return b;
+}
+
+static run_result run(const char *args)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "'%s' %s >'%s/out' 2>'%s/err' </dev/null", bench, args, tmpdir, tmpdir);
+    int st = system(cmd);
+    run_result r;
+    r.rc = st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    char path[512];
+    snprintf(path, sizeof path, "%s/out", tmpdir);
+    r.out = slurp(path);
+    snprintf(path, sizeof path, "%s/err", tmpdir);
+    r.err = slurp(path);
+    return r;
+}
+
+static void run_free(run_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+static const char *tmp_path(const char *name)
+{
+    static char p[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(p[k], sizeof p[k], "%s/%s", tmpdir, name);
+    return p[k];
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    const char *b = getenv("ATA_BUILD");
+    snprintf(bench, sizeof bench, "%s/ata-bench", b && *b ? b : "build");
+    if (access(bench, X_OK) != 0) {
+        fprintf(stderr, "test_cli: %s not found or not executable (build it first: make)\n", bench);
+        return -1;
+    }
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/ata-test-cli-XXXXXX");
+    if (!mkdtemp(tmpdir)) {
+        fprintf(stderr, "test_cli: mkdtemp: %s\n", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* A usage error: exit status 2 and exactly one line on stderr holding `word`. */
+static void expect_usage_error(const char *args, const char *word)
+{
+    run_result r = run(args);
+    if (r.rc != 2 || count_lines(r.err) != 1 || !strstr(r.err, word))
+        fail_msg("ata-bench %s: expected exit 2 and one stderr line naming '%s'; got exit %d, stderr:\n%s",
+                 args, word, r.rc, r.err);
+    run_free(&r);
+}
+
+static void test_no_args(void **state)
+{
+    (void)state;
+    run_result r = run("");
+    assert_int_equal(r.rc, 2);
+    assert_non_null(strstr(r.err, "Usage"));
+    run_free(&r);
+}
+
+static const char *all_flags[] = {
+    "--matrix", "--gen", "--policy", "--serial", "--backend", "--threads", "--S", "--R", "--traversal",
+    "--uplo", "--diag", "--pc", "--reorder", "--rtol", "--maxit", "--monitor", "--reps", "--csv", "--json",
+    "--plot", "--quiet", "--help", "--version",
+};
+
+static void test_help_lists_every_flag(void **state)
+{
+    (void)state;
+    run_result r = run("--help");
+    assert_int_equal(r.rc, 0);
+    for (size_t k = 0; k < sizeof all_flags / sizeof all_flags[0]; k++) {
+        char needle[64];
+        snprintf(needle, sizeof needle, "  %s ", all_flags[k]);     /* a flag at the start of a help line */
+        if (!strstr(r.out, needle)) fail_msg("--help does not list %s", all_flags[k]);
+    }
+    static const char *words[] = { "pcg", "sptrsv", "ilu0", "info", "levelset", "syncfree", "ca", "la",
+                                   "greedy", "vendor", "serial", "all", "auto", "cpu", "cuda", "hip",
+                                   "lap2d", "lap3d", "circuit", "Exit status" };
+    for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
+        if (!strstr(r.out, words[k])) fail_msg("--help does not mention %s", words[k]);
+    run_free(&r);
+    /* Every command's own help is the same text. */
+    r = run("sptrsv --help");
+    assert_int_equal(r.rc, 0);
+    assert_non_null(strstr(r.out, "--uplo"));
+    run_free(&r);
+}
+
+/* Every listed flag is accepted by a command it applies to (the help text
+ * lists nothing the parser rejects). */
+static void test_listed_flags_are_accepted(void **state)
+{
+    (void)state;
+    static const char *cases[] = {
+        "pcg --matrix x.mtx", "pcg --gen lap2d:4", "pcg --policy levelset,ca", "pcg --serial",
+        "pcg --backend cpu", "pcg --threads 2", "pcg --S auto", "pcg --S 64", "pcg --R 50",
+        "pcg --traversal push", "sptrsv --uplo upper", "sptrsv --diag unit", "pcg --pc ic0",
+        "pcg --reorder rcm", "pcg --rtol 1e-8", "pcg --maxit 10", "pcg --monitor", "ilu0 --reps 2",
+        "info --csv x.csv", "info --json x.json", "info --plot x.svg", "pcg --quiet", "pcg --policy=all",
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char args[256];
+        snprintf(args, sizeof args, "%s --help", cases[k]);
+        run_result r = run(args);
+        if (r.rc != 0) fail_msg("ata-bench %s: exit %d, stderr: %s", args, r.rc, r.err);
+        run_free(&r);
+    }
+}
+
+static void test_version(void **state)
+{
+    (void)state;
+    run_result r = run("--version");
+    assert_int_equal(r.rc, 0);
+    assert_non_null(strstr(r.out, ATA_VERSION_STRING));
+    assert_non_null(strstr(r.out, "cpu"));
+    run_free(&r);
+}
+
+static void test_bad_flag(void **state)
+{
+    (void)state;
+    expect_usage_error("pcg --bogus", "--bogus");
+    expect_usage_error("pcg --bogus=3", "--bogus");
+    expect_usage_error("pcg stray", "stray");
+    expect_usage_error("bogus", "bogus");
+    expect_usage_error("--gen lap2d:4", "--gen");       /* no command */
+}
+
+static void test_bad_values(void **state)
+{
+    (void)state;
+    expect_usage_error("pcg --threads -3", "--threads");
+    expect_usage_error("pcg --threads 2x", "--threads");
+    expect_usage_error("pcg --policy bogus", "bogus");
+    expect_usage_error("pcg --policy levelset,", "--policy");
+    expect_usage_error("pcg --S x", "--S");
+    expect_usage_error("pcg --S 0", "--S");
+    expect_usage_error("pcg --R -1", "--R");
+    expect_usage_error("pcg --rtol abc", "--rtol");
+    expect_usage_error("pcg --rtol nan", "--rtol");
+    expect_usage_error("pcg --maxit 0", "--maxit");
+    expect_usage_error("pcg --reps 0", "--reps");
+    expect_usage_error("pcg --backend foo", "--backend");
+    expect_usage_error("pcg --reorder xyz", "--reorder");
+    expect_usage_error("pcg --pc jacobi", "--pc");
+    expect_usage_error("pcg --traversal sideways", "--traversal");
+    expect_usage_error("sptrsv --uplo middle", "--uplo");
+    expect_usage_error("sptrsv --diag maybe", "--diag");
+    expect_usage_error("pcg --gen lap9d:3", "--gen");
+    expect_usage_error("pcg --gen ''", "--gen");
+    expect_usage_error("pcg --threads", "--threads");      /* missing value */
+    expect_usage_error("pcg --monitor=1", "--monitor");    /* a switch takes none */
+    expect_usage_error("sptrsv --rtol 1e-3", "--rtol");    /* pcg only */
+    expect_usage_error("pcg --uplo upper", "--uplo");      /* sptrsv only */
+    expect_usage_error("info --policy ca --gen lap2d:4", "--policy");
+    expect_usage_error("info", "info");                    /* no input */
+    expect_usage_error("pcg --serial --policy ca", "--serial");
+}
+
+static void test_missing_file(void **state)
+{
+    (void)state;
+    run_result r = run("pcg --matrix /nonexistent/dir/zzz_missing.mtx --backend cpu --threads 1");
+    assert_true(r.rc != 0 && r.rc != -1);
+    assert_int_equal(count_lines(r.err), 1);
+    if (!strstr(r.err, "zzz_missing.mtx")) fail_msg("message does not name the file: %s", r.err);
+    assert_string_equal(r.out, "");     /* nothing ran */
+    run_free(&r);
+}
+
+static void test_unwritable_output(void **state)
+{
+    (void)state;
+    run_result r = run("pcg --gen lap2d:4 --backend cpu --csv /nonexistent/dir/out.csv");
+    assert_int_equal(r.rc, 1);
+    assert_int_equal(count_lines(r.err), 1);
+    assert_non_null(strstr(r.err, "/nonexistent/dir/out.csv"));
+    run_free(&r);
+}
+
+static void test_bad_matrix_files(void **state)
+{
+    (void)state;
+    char **list = tu_list("bad");
+    if (!list) skip();
+    int n = 0;
+    for (char **p = list; *p; p++, n++) {
+        char args[4200];
+        snprintf(args, sizeof args, "pcg --matrix '%s' --backend cpu --threads 1 --policy levelset --quiet", *p);
+        run_result r = run(args);
+        /* A clean run failure (1), not a usage error, crash or success. */
+        if (r.rc != 1) fail_msg("%s: expected exit 1, got %d; stderr: %s", *p, r.rc, r.err);
+        const char *base = strrchr(*p, '/') ? strrchr(*p, '/') + 1 : *p;
+        char stem[256];
+        snprintf(stem, sizeof stem, "%s", base);
+        char *dot = strchr(stem, '.');
+        if (dot) *dot = '\0';
+        if (!strstr(r.err, stem)) fail_msg("%s: message does not name the file: %s", *p, r.err);
+        run_free(&r);
+    }
+    tu_free_list(list);
+    assert_true(n > 0);
+}
+
+/* The value of column `name` in CSV line `line` (no quoted fields). */
+static int csv_field(const char *header, const char *line, const char *name, char *out, size_t n)
+{
+    int col = 0, want = -1;
+    const char *p = header;
+    size_t len = strlen(name);
+    while (*p && *p != '\n') {
+        size_t w = strcspn(p, ",\n");
+        if (w == len && !strncmp(p, name, len)) want = col;
+        col++;
+        p += w;
+        if (*p == ',') p++;
+    }
+    if (want < 0) return -1;
+    p = line;
+    for (int c = 0; c < want && *p && *p != '\n'; c++) {
+        p += strcspn(p, ",\n");
+        if (*p == ',') p++;
+    }
+    size_t w = strcspn(p, ",\n");
+    snprintf(out, n, "%.*s", (int)w, p);
+    return 0;
+}
+
+/* Lines of a file, split in place. */
+static int split_lines(char *text, char **lines, int max)
+{
+    int n = 0;
+    for (char *s = text; *s && n < max;) {
+        lines[n++] = s;
+        char *e = strchr(s, '\n');
+        if (!e) break;
+        *e = '\0';
+        s = e + 1;
+    }
+    return n;
+}
+
+static void test_small_pcg_run(void **state)
+{
+    (void)state;
+    char args[1024];
+    snprintf(args, sizeof args, "pcg --gen lap2d:20 --policy levelset,ca --backend cpu --threads 2 --csv '%s' --json '%s'",
+             tmp_path("pcg.csv"), tmp_path("pcg.json"));
+    run_result r = run(args);
+    if (r.rc != 0) fail_msg("ata-bench %s: exit %d, stderr: %s", args, r.rc, r.err);
+    assert_non_null(strstr(r.out, "levelset"));
+    assert_non_null(strstr(r.out, "vs levelset"));
+    run_free(&r);
+
+    char *csv = slurp(tmp_path("pcg.csv"));
+    char *lines[8];
+    int nl = split_lines(csv, lines, 8);
+    assert_int_equal(nl, 3);
+    static const char *columns[] = { "matrix", "n", "nnz", "policy", "status", "iterations", "relres",
+                                     "analysis_s", "factor_s", "solve_s", "per_iter_ms", "plan_mb",
+                                     "speedup_levelset", "dag_class", "dag_levels", "L_S", "L_atasks",
+                                     "L_c", "L_f", "L_m", "U_atasks" };
+    char v[2][64], its[2][64], st[64];
+    for (size_t k = 0; k < sizeof columns / sizeof columns[0]; k++)
+        if (csv_field(lines[0], lines[1], columns[k], v[0], sizeof v[0]))
+            fail_msg("CSV has no column %s; header: %s", columns[k], lines[0]);
+    for (int row = 0; row < 2; row++) {
+        csv_field(lines[0], lines[1 + row], "policy", v[row], sizeof v[row]);
+        csv_field(lines[0], lines[1 + row], "iterations", its[row], sizeof its[row]);
+        csv_field(lines[0], lines[1 + row], "status", st, sizeof st);
+        assert_string_equal(st, "ok");
+    }
+    assert_string_equal(v[0], "levelset");
+    assert_string_equal(v[1], "ca");
+    assert_true(atoi(its[0]) > 0);
+    assert_string_equal(its[0], its[1]);    /* policies change scheduling, not arithmetic */
+    csv_field(lines[0], lines[1], "n", v[0], sizeof v[0]);
+    assert_string_equal(v[0], "400");
+    csv_field(lines[0], lines[1], "speedup_levelset", v[0], sizeof v[0]);
+    assert_true(atof(v[0]) == 1.0);
+    free(csv);
+
+    char *json = slurp(tmp_path("pcg.json"));
+    assert_non_null(strstr(json, "\"policy\": \"levelset\""));
+    assert_non_null(strstr(json, "\"policy\": \"ca\""));
+    assert_non_null(strstr(json, "\"level_widths\": ["));
+    const char *p1 = strstr(json, "\"iterations\": ");
+    assert_non_null(p1);
+    const char *p2 = strstr(p1 + 1, "\"iterations\": ");
+    assert_non_null(p2);
+    assert_null(strstr(p2 + 1, "\"iterations\": "));
+    assert_int_equal(atoi(p1 + 14), atoi(its[0]));
+    assert_int_equal(atoi(p2 + 14), atoi(its[0]));
+    /* Balanced braces and brackets: a cheap well-formedness check. */
+    int depth = 0, in_str = 0;
+    for (const char *c = json; *c; c++) {
+        if (in_str) { if (*c == '\\') c++; else if (*c == '"') in_str = 0; continue; }
+        if (*c == '"') in_str = 1;
+        else if (*c == '{' || *c == '[') depth++;
+        else if (*c == '}' || *c == ']') { depth--; assert_true(depth >= 0); }
+    }
+    assert_int_equal(depth, 0);
+    free(json);
+}
+
+static void test_monitor_and_serial(void **state)
+{
+    (void)state;
+    run_result r = run("pcg --gen lap2d:10 --serial --monitor");
+    if (r.rc != 0) fail_msg("exit %d, stderr: %s", r.rc, r.err);
+    assert_non_null(strstr(r.out, "    0 KSP residual norm"));
+    assert_non_null(strstr(r.out, "serial"));
+    run_free(&r);
+}
+
+static void test_sptrsv_ilu0_info_runs(void **state)
+{
+    (void)state;
+    char args[1024];
+    snprintf(args, sizeof args, "sptrsv --gen lap2d:30,circuit:500 --policy all --backend cpu --threads 2 --reps 2 "
+             "--csv '%s' --plot '%s'", tmp_path("s.csv"), tmp_path("s.svg"));
+    run_result r = run(args);
+    if (r.rc != 0) fail_msg("ata-bench %s: exit %d, stderr: %s", args, r.rc, r.err);
+    run_free(&r);
+    char *csv = slurp(tmp_path("s.csv"));
+    char *lines[16];
+    int nl = split_lines(csv, lines, 16);
+    assert_int_equal(nl, 1 + 2 * 5);    /* 2 matrices x 5 policies */
+    for (int k = 1; k < nl; k++) {
+        char st[64], chk[64];
+        csv_field(lines[0], lines[k], "status", st, sizeof st);
+        csv_field(lines[0], lines[k], "check", chk, sizeof chk);
+        assert_string_equal(st, "ok");
+        assert_true(atof(chk) <= 1e-12);
+    }
+    free(csv);
+    char *svg = slurp(tmp_path("s.svg"));
+    assert_non_null(strstr(svg, "<svg"));
+    assert_non_null(strstr(svg, "</svg>"));
+    assert_non_null(strstr(svg, "circuit:500"));
+    free(svg);
+
+    r = run("ilu0 --gen lap2d:15 --policy levelset,ca,serial --backend cpu --threads 2");
+    if (r.rc != 0) fail_msg("ilu0: exit %d, stderr: %s", r.rc, r.err);
+    assert_non_null(strstr(r.out, "vs serial"));
+    run_free(&r);
+
+    r = run("info --gen lap2d:10,circuit:300");
+    if (r.rc != 0) fail_msg("info: exit %d, stderr: %s", r.rc, r.err);
+    assert_non_null(strstr(r.out, "lower"));
+    assert_non_null(strstr(r.out, "upper"));
+    assert_non_null(strstr(r.out, "circuit:300"));
+    run_free(&r);
+}
+
+/* A breakdown is a row with its reason, one line on stderr, exit 1, and
+ * the other policies still run. */
+static void test_failed_solve_is_reported(void **state)
+{
+    (void)state;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/real/bcsstk13.mtx", tu_matrix_dir());
+    if (access(path, R_OK) != 0) {
+        fprintf(stderr, "SKIPPED: %s not found (set ATA_MATRICES)\n", path);
+        skip();
+    }
+    char args[1200];
+    snprintf(args, sizeof args, "pcg --matrix '%s' --gen lap2d:8 --policy levelset,ca --backend cpu --threads 2", path);
+    run_result r = run(args);
+    assert_int_equal(r.rc, 1);
+    assert_non_null(strstr(r.err, "bcsstk13"));
+    int rows = 0;
+    for (const char *p = r.out; (p = strstr(p, "bcsstk13")); p++) {
+        const char *eol = strchr(p, '\n');
+        const char *s1 = strstr(p, "indefinite_pc"), *s2 = strstr(p, "breakdown");
+        if ((s1 && (!eol || s1 < eol)) || (s2 && (!eol || s2 < eol))) rows++;
+    }
+    assert_int_equal(rows, 2);
+    assert_non_null(strstr(r.out, "lap2d:8"));      /* the next matrix still ran */
+    run_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_args),
+        cmocka_unit_test(test_help_lists_every_flag),
+        cmocka_unit_test(test_listed_flags_are_accepted),
+        cmocka_unit_test(test_version),
+        cmocka_unit_test(test_bad_flag),
+        cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_unwritable_output),
+        cmocka_unit_test(test_bad_matrix_files),
+        cmocka_unit_test(test_small_pcg_run),
+        cmocka_unit_test(test_monitor_and_serial),
+        cmocka_unit_test(test_sptrsv_ilu0_info_runs),
+        cmocka_unit_test(test_failed_solve_is_reported),
+    };
+    return cmocka_run_group_tests_name("cli", tests, setup, teardown);
+}
