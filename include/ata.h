@@ -240,9 +240,11 @@ typedef struct {
 typedef struct {
     ata_status status;      /* OK, NOT_CONVERGED, BREAKDOWN, INDEFINITE_PC... */
     int iterations;
-    double relres;          /* final ||b - Ax|| / ||b|| */
+    double relres;          /* final ||b - Ax|| / ||b|| (true residual); NaN
+                               if the solve stopped before computing one */
     double analysis_s, factor_s, solve_s;
-    double *history;        /* iterations + 1 values if keep_history */
+    double *history;        /* iterations + 1 values if keep_history: the
+                               recurrence residual ||r_k|| / ||b|| */
     int history_len;
     ata_plan_info L_info, U_info;
 } ata_pcg_result;

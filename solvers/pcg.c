@@ -314,6 +314,7 @@ ata_status ata_pcg(ata_context *ctx, const ata_csr *A_in, const double *b_in, do
     ata_pcg_result dummy;
     if (!res) res = &dummy;
     memset(res, 0, sizeof *res);
+    res->relres = NAN;      /* until a residual is computed: never "0, converged" */
     ATA_TRY(validate(A_in, b_in, x_out, &opt));
     const int n = A_in->nrows;
     const ata_csr *A = A_in;

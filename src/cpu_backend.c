@@ -19,7 +19,6 @@ static void cpu_ctx_fini(ata_context *ctx)
     ctx->pool = NULL;
 }
 
-static void cpu_plan_release(ata_plan *p) { (void)p; }
 static ata_status cpu_ilu0_values(ata_plan *p, double *val)
 {
     if (val != p->T->val) memcpy(val, p->T->val, (size_t)p->T->nnz * sizeof *val);
@@ -168,7 +167,7 @@ const ata_backend_ops cpu_backend_ops = {
     .ctx_init = cpu_ctx_init,
     .ctx_fini = cpu_ctx_fini,
     .plan_upload = cpu_exec_layout,
-    .plan_release = cpu_plan_release,
+    .plan_release = cpu_exec_release,
     .sptrsv = cpu_exec_sptrsv,
     .ilu0 = cpu_exec_ilu0,
     .ilu0_values = cpu_ilu0_values,

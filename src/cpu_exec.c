@@ -104,13 +104,14 @@ static void note_bad_row(exec_job *J, int i)
         ;
 }
 
-/* Row i stands at SET position k; its entries at positions Tp[k].. (the
- * CPU plan stores rows in execution order: see cpu_exec_layout). */
+/* Row i stands at SET position k (see cpu_exec_layout: entries, column
+ * indices, flags and xp are all by position). */
 static int run_pull_row(exec_job *J, int k, int i, int tracked)
 {
     const ata_plan *p = J->p;
     const int *Tp = p->T->rowptr, *Tj = p->T->col;
     const double *Tx = p->T->val;
+    double *xp = p->dev;
     atomic_uint *done = (atomic_uint *)p->done;
     int lo = Tp[k], hi = Tp[k + 1], dpos = -1;
     if (p->opt.diag == ATA_NON_UNIT) {
@@ -120,12 +121,14 @@ static int run_pull_row(exec_job *J, int k, int i, int tracked)
     double s = J->b[i];
     for (int q = lo; q < hi; q++) {
         int j = Tj[q];
-        if (tracked && wait_u32(J, &done[j], J->epoch, i, j)) return -1;
-        s -= Tx[q] * J->x[j];
+        if (tracked && wait_u32(J, &done[j], J->epoch, i, p->sched.order[j])) return -1;
+        s -= Tx[q] * xp[j];
     }
-    J->x[i] = dpos >= 0 ? s / Tx[dpos] : s;
-    if (!isfinite(J->x[i])) note_bad_row(J, i);
-    atomic_store_explicit(&done[i], J->epoch, memory_order_release);
+    if (dpos >= 0) s /= Tx[dpos];
+    xp[k] = s;
+    J->x[i] = s;
+    if (!isfinite(s)) note_bad_row(J, i);
+    atomic_store_explicit(&done[k], J->epoch, memory_order_release);
     return 0;
 }
 
@@ -134,19 +137,20 @@ static int run_push_col(exec_job *J, int k, int j, int tracked)
     const ata_plan *p = J->p;
     const int *Cp = p->T->rowptr, *Ci = p->T->col;
     const double *Cx = p->T->val;
+    double *xp = p->dev;
     atomic_int *pending = (atomic_int *)p->pending;
     int lo = Cp[k], hi = Cp[k + 1], dpos = -1;
     if (p->opt.diag == ATA_NON_UNIT) {
         if (p->opt.uplo == ATA_LOWER) dpos = lo++;
         else dpos = --hi;
     }
-    if (tracked && wait_zero(J, &pending[j], j)) return -1;
-    double xj = J->x[j];
+    if (tracked && wait_zero(J, &pending[k], j)) return -1;
+    double xj = xp[k];
     if (dpos >= 0) xj /= Cx[dpos];
     J->x[j] = xj;
     if (!isfinite(xj)) note_bad_row(J, j);
     for (int q = lo; q < hi; q++) {
-        atomic_sub_double(&J->x[Ci[q]], Cx[q] * xj);
+        atomic_sub_double(&xp[Ci[q]], Cx[q] * xj);
         atomic_fetch_sub_explicit(&pending[Ci[q]], 1, memory_order_release);
     }
     return 0;
@@ -176,8 +180,9 @@ static void exec_worker(void *arg, int tid, int nt)
     if (J->mode == EXEC_PUSH) {
         /* Reset of the per-solve state, split by rows, then a barrier. */
         int lo = (int)((long long)p->n * tid / nt), hi = (int)((long long)p->n * (tid + 1) / nt);
+        double *xp = p->dev;
         memcpy(p->pending + lo, p->indeg + lo, (size_t)(hi - lo) * sizeof(int));
-        memcpy(J->x + lo, J->b + lo, (size_t)(hi - lo) * sizeof(double));
+        for (int k = lo; k < hi; k++) xp[k] = J->b[p->sched.order[k]];
         if (cpu_barrier_wait(&J->bar, &sense, &J->ctl)) return;
     }
     int r = 0;  /* current run; runs never straddle atasks */
@@ -233,27 +238,50 @@ static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, in
                     bad, x[bad]);
 }
 
-/* Rows (or columns) of a solve plan's triangle, stored in SET order: a
- * solve then streams the matrix once, front to back, instead of jumping
- * across it level by level (5x slower on one core for a 3D Laplacian in
- * natural order). ILU0 plans keep row order: rows read each other by index. */
+/* A solve plan in position space: row k of the stored triangle is row
+ * order[k], its column indices are positions too, and the solve keeps x in
+ * position order (xp) beside the caller's x. A solve then streams the matrix
+ * front to back and reads predecessors from nearby positions instead of
+ * jumping across x level by level (5x on one core for a 3D Laplacian in
+ * natural order). Values and their order in each row are unchanged, so pull
+ * stays bitwise equal to the reference. done/indeg/pending are positional.
+ * ILU0 plans keep row order: rows read each other by index. */
 ata_status cpu_exec_layout(ata_plan *p)
 {
     if (p->kind != PLAN_SPTRSV) return ATA_OK;
     const ata_csr *T = p->T;
-    const int *order = p->sched.order;
-    ata_csr *S;
-    ATA_TRY(ata_csr_alloc(T->nrows, T->ncols, T->nnz, &S));
+    const int n = p->n, *order = p->sched.order;
+    ata_csr *S = NULL;
+    int *pos = malloc(((size_t)n + 1) * sizeof *pos);
+    double *xp = malloc(((size_t)n + 1) * sizeof *xp);
+    ata_status st = ata_csr_alloc(T->nrows, T->ncols, T->nnz, &S);
+    if (st == ATA_OK && (!pos || !xp)) st = ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
+    if (st != ATA_OK) { free(pos); free(xp); ata_csr_free(S); return st; }
+    for (int k = 0; k < n; k++) pos[order[k]] = k;
     S->rowptr[0] = 0;
-    for (int k = 0; k < p->n; k++) {
-        int i = order[k], len = T->rowptr[i + 1] - T->rowptr[i];
-        memcpy(S->col + S->rowptr[k], T->col + T->rowptr[i], (size_t)len * sizeof *S->col);
-        memcpy(S->val + S->rowptr[k], T->val + T->rowptr[i], (size_t)len * sizeof *S->val);
-        S->rowptr[k + 1] = S->rowptr[k] + len;
+    for (int k = 0; k < n; k++) {
+        int i = order[k], w = S->rowptr[k];
+        for (int q = T->rowptr[i]; q < T->rowptr[i + 1]; q++, w++) {
+            S->col[w] = pos[T->col[q]];
+            S->val[w] = T->val[q];
+        }
+        S->rowptr[k + 1] = w;
     }
+    if (p->indeg) {     /* push: counters by position */
+        for (int k = 0; k < n; k++) pos[k] = p->indeg[order[k]];
+        memcpy(p->indeg, pos, (size_t)n * sizeof *pos);
+    }
+    free(pos);
     ata_csr_free(p->T);
     p->T = S;
+    p->dev = xp;
     return ATA_OK;
+}
+
+void cpu_exec_release(ata_plan *p)
+{
+    if (p->kind == PLAN_SPTRSV) free(p->dev);
+    p->dev = NULL;
 }
 
 ata_status cpu_exec_sptrsv(ata_plan *p, const double *b, double *x)

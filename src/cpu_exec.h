@@ -4,8 +4,10 @@
 #include "plan.h"
 #include "cpu_pool.h"
 
-/* plan_upload of the CPU backend: lay the triangle out in SET order. */
+/* plan_upload / plan_release of the CPU backend: a solve plan laid out in
+ * SET-position space. */
 ata_status cpu_exec_layout(ata_plan *p);
+void cpu_exec_release(ata_plan *p);
 ata_status cpu_exec_sptrsv(ata_plan *p, const double *b, double *x);
 ata_status cpu_exec_ilu0(ata_plan *p);
 

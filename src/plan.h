@@ -7,8 +7,9 @@
  *   PLAN_SPTRSV, push: CSC of the triangle (ata_csr of T^T), diagonal first
  *     in a lower column / last in an upper one; none if unit.
  *   PLAN_ILU0: CSR of the whole A (sorted), `diag` gives each row's diagonal.
- * The CPU backend's plan_upload re-lays a solve plan's T in SET order (its
- * k-th stored row is row order[k]); other backends keep T as above.
+ * The CPU backend's plan_upload moves a solve plan to SET-position space
+ * (row k of T is row order[k], columns and flags by position; see
+ * cpu_exec_layout); other backends keep T as above.
  * Dependency state: pull keeps `done[i] == epoch` once row i is final, so no
  * reset between solves; push keeps `pending` (reset from `indeg` every solve)
  * and accumulates in x itself: x_i starts at b_i, every finished predecessor

@@ -350,11 +350,11 @@ static void test_corrupt_plan_times_out(void **state)
         ata_plan *p;
         TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
         if (t) {
-            p->indeg[p->sched.order[n / 2]] += 1;
+            p->indeg[n / 2] += 1;
         } else {
-            /* The CPU plan stores rows in SET order: position n/2's first
-             * entry is off-diagonal; point it at the last row to run. */
-            p->T->col[p->T->rowptr[n / 2]] = p->sched.order[n - 1];
+            /* The CPU plan is in position space (cpu_exec_layout): position
+             * n/2's first entry is off-diagonal; point it at the last one. */
+            p->T->col[p->T->rowptr[n / 2]] = n - 1;
         }
         ata_status st = ata_sptrsv(p, b, x);
         assert_int_equal(st, ATA_ERR_TIMEOUT);
