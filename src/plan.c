@@ -132,8 +132,11 @@ ata_status plan_analyse(ata_context *ctx, ata_csr *T, int kind,
                                     + (size_t)p->sched.natasks + 1    /* atask_ptr */
                                     + (p->done ? (size_t)p->n : 0)
                                     + (p->indeg ? 2 * (size_t)p->n : 0)
-                                    + (p->diag ? (size_t)p->n : 0))
-                     + (size_t)p->sched.natasks;                       /* flags */
+                                    + (p->diag ? (size_t)p->n : 0)
+                                    + (size_t)p->sched.nruns + 1)
+                     + (size_t)p->sched.natasks                        /* flags */
+                     /* the CPU's position-ordered copy of x (cpu_exec_layout) */
+                     + (ctx->backend == ATA_BACKEND_CPU && kind == PLAN_SPTRSV ? sizeof(double) * (size_t)p->n : 0);
     in->matrix_bytes = sizeof(int) * ((size_t)p->n + 1 + (size_t)T->nnz) + sizeof(double) * (size_t)T->nnz;
     p->nlevels = d.nlevels;
     dag_free(&d);
