@@ -38,9 +38,11 @@ typedef struct {
     int *work;              /* ILU0: n ints per worker, all -1 */
 } exec_job;
 
-/* Bounded spin until *f == want. 0: ready; -1: abort (timeout or another
- * worker's timeout). The acquire load pairs with the producer's release
- * store, so everything it wrote before (x_j, row j of the factor) is seen. */
+/* Bounded spin until *f == want (a done flag reaching the epoch, or a
+ * pending counter reaching 0). 0: ready; -1: abort (timeout, ours or another
+ * worker's). The acquire load pairs with the producer's release store (or
+ * the release sequence of decrements), so what it wrote before is seen.
+ * dep < 0: the predecessor is unknown (push counts, it doesn't name). */
 static int wait_u32(exec_job *J, atomic_uint *f, uint32_t want, int row, int dep)
 {
     double t0 = 0;
@@ -53,25 +55,6 @@ static int wait_u32(exec_job *J, atomic_uint *f, uint32_t want, int row, int dep
         else if (now - t0 > J->ctl.deadline_s) {
             atomic_store_explicit(&J->stuck_row, row, memory_order_relaxed);
             atomic_store_explicit(&J->stuck_dep, dep, memory_order_relaxed);
-            atomic_store_explicit(&J->ctl.abort, 1, memory_order_relaxed);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-static int wait_zero(exec_job *J, atomic_int *c, int row)
-{
-    double t0 = 0;
-    for (unsigned spins = 0; atomic_load_explicit(c, memory_order_acquire) != 0; spins++) {
-        cpu_relax(spins);
-        if ((spins & 1023) != 1023) continue;
-        if (atomic_load_explicit(&J->ctl.abort, memory_order_relaxed)) return -1;
-        double now = cpu_now();
-        if (t0 == 0) t0 = now;
-        else if (now - t0 > J->ctl.deadline_s) {
-            atomic_store_explicit(&J->stuck_row, row, memory_order_relaxed);
-            atomic_store_explicit(&J->stuck_dep, -1, memory_order_relaxed);
             atomic_store_explicit(&J->ctl.abort, 1, memory_order_relaxed);
             return -1;
         }
@@ -144,7 +127,7 @@ static int run_push_col(exec_job *J, int k, int j, int tracked)
         if (p->opt.uplo == ATA_LOWER) dpos = lo++;
         else dpos = --hi;
     }
-    if (tracked && wait_zero(J, &pending[k], j)) return -1;
+    if (tracked && wait_u32(J, (atomic_uint *)&pending[k], 0, j, -1)) return -1;
     double xj = xp[k];
     if (dpos >= 0) xj /= Cx[dpos];
     J->x[j] = xj;
