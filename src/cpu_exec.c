@@ -87,31 +87,47 @@ static void note_bad_row(exec_job *J, int i)
         ;
 }
 
-/* Row i stands at SET position k (see cpu_exec_layout: entries, column
- * indices, flags and xp are all by position). */
-static int run_pull_row(exec_job *J, int k, int i, int tracked)
+/* Pull over positions k0..k1-1 of one run (see cpu_exec_layout: entries,
+ * column indices, flags and xp are all by position). Everything is hoisted
+ * into restrict locals: stores through x would otherwise make the compiler
+ * reload the plan's pointers for every row (the profile's top cost). The
+ * sum runs in stored order, as in the reference. -1: abort. */
+static int pull_block(exec_job *J, int k0, int k1, int tracked)
 {
     const ata_plan *p = J->p;
-    const int *Tp = p->T->rowptr, *Tj = p->T->col;
-    const double *Tx = p->T->val;
-    double *xp = p->dev;
+    const int *restrict Tp = p->T->rowptr, *restrict Tj = p->T->col, *restrict order = p->sched.order;
+    const double *restrict Tx = p->T->val, *restrict b = J->b;
+    double *restrict xp = p->dev, *restrict x = J->x;
     atomic_uint *done = (atomic_uint *)p->done;
-    int lo = Tp[k], hi = Tp[k + 1], dpos = -1;
-    if (p->opt.diag == ATA_NON_UNIT) {
-        if (p->opt.uplo == ATA_LOWER) dpos = --hi;
-        else dpos = lo++;
+    const uint32_t epoch = J->epoch;
+    const int nonunit = p->opt.diag == ATA_NON_UNIT, lower = p->opt.uplo == ATA_LOWER;
+    int bad = 0;
+    for (int k = k0; k < k1; k++) {
+        int lo = Tp[k], hi = Tp[k + 1];
+        double d = 1;
+        if (nonunit) d = lower ? Tx[--hi] : Tx[lo++];   /* diagonal last / first */
+        const int i = order[k];
+        double s = b[i];
+        if (tracked) {
+            for (int q = lo; q < hi; q++) {
+                const int j = Tj[q];
+                if (atomic_load_explicit(&done[j], memory_order_acquire) != epoch &&
+                    wait_u32(J, &done[j], epoch, i, order[j]))
+                    return -1;
+                s -= Tx[q] * xp[j];
+            }
+        } else {
+            for (int q = lo; q < hi; q++) s -= Tx[q] * xp[Tj[q]];
+        }
+        if (nonunit) s /= d;
+        xp[k] = s;
+        x[i] = s;
+        bad |= !(s - s == 0);   /* NaN or Inf */
+        atomic_store_explicit(&done[k], epoch, memory_order_release);
     }
-    double s = J->b[i];
-    for (int q = lo; q < hi; q++) {
-        int j = Tj[q];
-        if (tracked && wait_u32(J, &done[j], J->epoch, i, p->sched.order[j])) return -1;
-        s -= Tx[q] * xp[j];
-    }
-    if (dpos >= 0) s /= Tx[dpos];
-    xp[k] = s;
-    J->x[i] = s;
-    if (!isfinite(s)) note_bad_row(J, i);
-    atomic_store_explicit(&done[k], J->epoch, memory_order_release);
+    if (bad)
+        for (int k = k0; k < k1; k++)
+            if (!isfinite(xp[k])) note_bad_row(J, order[k]);
     return 0;
 }
 
@@ -176,11 +192,13 @@ static void exec_worker(void *arg, int tid, int nt)
             /* This worker's contiguous share of the run (one level). */
             const long long lo = s->run_ptr[r], len = s->run_ptr[r + 1] - lo;
             const int k0 = (int)(lo + len * tid / nt), k1 = (int)(lo + len * (tid + 1) / nt);
+            if (J->mode == EXEC_PULL) {
+                if (pull_block(J, k0, k1, tracked)) return;
+                continue;
+            }
             for (int k = k0; k < k1; k++) {
-                int i = s->order[k], rc;
-                if (J->mode == EXEC_PULL) rc = run_pull_row(J, k, i, tracked);
-                else if (J->mode == EXEC_PUSH) rc = run_push_col(J, k, i, tracked);
-                else rc = run_ilu0_row(J, i, tracked, work);
+                int i = s->order[k];
+                int rc = J->mode == EXEC_PUSH ? run_push_col(J, k, i, tracked) : run_ilu0_row(J, i, tracked, work);
                 if (rc) return;
             }
         }
