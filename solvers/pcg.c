@@ -16,6 +16,9 @@ struct pcg_ops {
     ata_status (*spmv)(pcg_ops *o, const double *x, double *y);
     ata_status (*dot)(pcg_ops *o, const double *x, const double *y, double *r);
     ata_status (*axpby)(pcg_ops *o, double a, const double *x, double b, double *y);
+    ata_status (*spmv_dot)(pcg_ops *o, const double *x, double *y, double *xy);
+    ata_status (*update)(pcg_ops *o, double a, const double *p, const double *q, double *x,
+                         double *r, double *rr);
     ata_status (*precond)(pcg_ops *o, const double *r, double *z);
     ata_status (*alloc)(pcg_ops *o, double **v);
     void (*release)(pcg_ops *o, double *v);
@@ -94,6 +97,20 @@ static ata_status ref_copy(pcg_ops *o, double *dst, const double *src)
     return ATA_OK;
 }
 
+/* Unfused forms, for the reference and for backends without the fusions. */
+static ata_status plain_spmv_dot(pcg_ops *o, const double *x, double *y, double *xy)
+{
+    ATA_TRY(o->spmv(o, x, y));
+    return o->dot(o, x, y, xy);
+}
+static ata_status plain_update(pcg_ops *o, double a, const double *p, const double *q, double *x,
+                               double *r, double *rr)
+{
+    ATA_TRY(o->axpby(o, a, p, 1.0, x));
+    ATA_TRY(o->axpby(o, -a, q, 1.0, r));
+    return o->dot(o, r, r, rr);
+}
+
 /* ---- runtime provider --------------------------------------------------- */
 static ata_status rt_spmv(pcg_ops *o, const double *x, double *y) { return o->ctx->ops->spmv(o->ctx, o->spmv_h, x, y); }
 static ata_status rt_dot(pcg_ops *o, const double *x, const double *y, double *r)
@@ -103,6 +120,15 @@ static ata_status rt_dot(pcg_ops *o, const double *x, const double *y, double *r
 static ata_status rt_axpby(pcg_ops *o, double a, const double *x, double b, double *y)
 {
     return o->ctx->ops->axpby(o->ctx, (size_t)o->n, a, x, b, y);
+}
+static ata_status rt_spmv_dot(pcg_ops *o, const double *x, double *y, double *xy)
+{
+    return o->ctx->ops->spmv_dot(o->ctx, o->spmv_h, x, y, xy);
+}
+static ata_status rt_update(pcg_ops *o, double a, const double *p, const double *q, double *x,
+                            double *r, double *rr)
+{
+    return o->ctx->ops->cg_update(o->ctx, (size_t)o->n, a, p, q, x, r, rr);
 }
 static ata_status rt_precond(pcg_ops *o, const double *r, double *z)
 {
@@ -162,17 +188,14 @@ static ata_status pcg_iterate(pcg_ops *o, const double *b_host, double *x_host,
     }
     while (!done && it < opt->maxit) {
         it++;
-        CHECK(o->spmv(o, p, q));
-        CHECK(o->dot(o, p, q, &pq));
+        CHECK(o->spmv_dot(o, p, q, &pq));       /* q = A p, p'q */
         if (!isfinite(pq) || pq <= 0) {
             st = ata_fail(ATA_ERR_BREAKDOWN, "pcg: p'Ap = %g at iteration %d: %s", pq, it,
                           isfinite(pq) ? "non-positive curvature, A is not positive definite" : "NaN/Inf");
             goto out;
         }
         const double alpha = rz / pq;
-        CHECK(o->axpby(o, alpha, p, 1.0, x));
-        CHECK(o->axpby(o, -alpha, q, 1.0, r));
-        CHECK(o->dot(o, r, r, &rr));
+        CHECK(o->update(o, alpha, p, q, x, r, &rr));   /* x += a p, r -= a q, r'r */
         res->iterations = it;
         res->relres = sqrt(rr) / scale;
         record(res, opt->keep_history, it, res->relres);
@@ -344,10 +367,14 @@ ata_status ata_pcg(ata_context *ctx, const ata_csr *A_in, const double *b_in, do
         o.ctx = ctx;
         o.spmv = rt_spmv; o.dot = rt_dot; o.axpby = rt_axpby; o.precond = rt_precond;
         o.alloc = rt_alloc; o.release = rt_release; o.put = rt_put; o.get = rt_get;
+        o.spmv_dot = ctx->ops->spmv_dot ? rt_spmv_dot : plain_spmv_dot;
+        o.update = ctx->ops->cg_update ? rt_update : plain_update;
         if ((st = ctx->ops->spmv_create(ctx, A, &o.spmv_h)) != ATA_OK) goto out;
     } else {
         o.spmv = ref_spmv; o.dot = ref_dot; o.axpby = ref_axpby; o.precond = ref_precond;
         o.alloc = ref_alloc; o.release = ref_release; o.put = ref_copy; o.get = ref_copy;
+        o.spmv_dot = plain_spmv_dot;
+        o.update = plain_update;
     }
     if ((st = setup_precond(&o, A, &opt, res, &LU, &Ct)) != ATA_OK) goto out;
     if ((st = o.alloc(&o, &o.tmp)) != ATA_OK) goto out;

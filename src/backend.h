@@ -37,6 +37,12 @@ typedef struct ata_backend_ops {
     ata_status (*dot)(ata_context *ctx, size_t n, const double *x, const double *y, double *out);
     /* y = a*x + b*y; with b == 0, y is not read (BLAS semantics). */
     ata_status (*axpby)(ata_context *ctx, size_t n, double a, const double *x, double b, double *y);
+    /* Optional fusions for PCG (NULL: done with the ops above). Fewer passes
+     * over memory for a memory-bound loop.
+     * spmv_dot: y = A x, *xy = x'y.   cg_update: x += a p, r -= a q, *rr = r'r. */
+    ata_status (*spmv_dot)(ata_context *ctx, void *h, const double *x, double *y, double *xy);
+    ata_status (*cg_update)(ata_context *ctx, size_t n, double a, const double *p, const double *q,
+                            double *x, double *r, double *rr);
 } ata_backend_ops;
 
 extern const ata_backend_ops cpu_backend_ops;

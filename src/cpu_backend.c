@@ -92,9 +92,17 @@ typedef struct {
     size_t n;
     double a, b;
     const double *x, *y;
-    double *out;
+    double *out, *out2;
     double partial[256];
 } vec_job;
+
+/* Per-worker partials summed in worker order: same bits for a thread count. */
+static double sum_partials(const vec_job *J, int nt)
+{
+    double s = 0;
+    for (int t = 0; t < nt; t++) s += J->partial[t];
+    return s;
+}
 
 #define SPLIT(n, tid, nt, lo, hi) \
     size_t lo = (size_t)((n) * (unsigned long long)(tid) / (nt)), \
@@ -104,12 +112,31 @@ static void spmv_worker(void *arg, int tid, int nt)
 {
     vec_job *J = arg;
     const ata_csr *A = J->A;
+    const int *restrict Ap = A->rowptr, *restrict Aj = A->col;
+    const double *restrict Ax = A->val, *restrict x = J->x;
+    double *restrict y = J->out, dot = 0;
     SPLIT((size_t)A->nrows, tid, nt, lo, hi);
     for (size_t i = lo; i < hi; i++) {
         double s = 0;
-        for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) s += A->val[q] * J->x[A->col[q]];
-        J->out[i] = s;
+        for (int q = Ap[i]; q < Ap[i + 1]; q++) s += Ax[q] * x[Aj[q]];
+        y[i] = s;
+        dot += x[i] * s;
     }
+    J->partial[tid] = dot;
+}
+
+static void cg_update_worker(void *arg, int tid, int nt)
+{
+    vec_job *J = arg;
+    const double *restrict p = J->x, *restrict q = J->y;
+    double *restrict x = J->out, *restrict r = J->out2, a = J->a, rr = 0;
+    SPLIT(J->n, tid, nt, lo, hi);
+    for (size_t i = lo; i < hi; i++) {
+        x[i] += a * p[i];
+        r[i] -= a * q[i];
+        rr += r[i] * r[i];
+    }
+    J->partial[tid] = rr;
 }
 
 static void dot_worker(void *arg, int tid, int nt)
@@ -145,13 +172,28 @@ static ata_status cpu_spmv(ata_context *ctx, void *h, const double *x, double *y
     return ATA_OK;
 }
 
+static ata_status cpu_spmv_dot(ata_context *ctx, void *h, const double *x, double *y, double *xy)
+{
+    vec_job J = { .A = h, .x = x, .out = y };
+    cpu_pool_run(ctx->pool, spmv_worker, &J);
+    *xy = sum_partials(&J, cpu_pool_size(ctx->pool));
+    return ATA_OK;
+}
+
 static ata_status cpu_dot(ata_context *ctx, size_t n, const double *x, const double *y, double *out)
 {
     vec_job J = { .n = n, .x = x, .y = y };
     cpu_pool_run(ctx->pool, dot_worker, &J);
-    double s = 0;
-    for (int t = 0; t < cpu_pool_size(ctx->pool); t++) s += J.partial[t];
-    *out = s;
+    *out = sum_partials(&J, cpu_pool_size(ctx->pool));
+    return ATA_OK;
+}
+
+static ata_status cpu_cg_update(ata_context *ctx, size_t n, double a, const double *p, const double *q,
+                                double *x, double *r, double *rr)
+{
+    vec_job J = { .n = n, .a = a, .x = p, .y = q, .out = x, .out2 = r };
+    cpu_pool_run(ctx->pool, cg_update_worker, &J);
+    *rr = sum_partials(&J, cpu_pool_size(ctx->pool));
     return ATA_OK;
 }
 
@@ -182,4 +224,6 @@ const ata_backend_ops cpu_backend_ops = {
     .spmv = cpu_spmv,
     .dot = cpu_dot,
     .axpby = cpu_axpby,
+    .spmv_dot = cpu_spmv_dot,
+    .cg_update = cpu_cg_update,
 };
