@@ -68,9 +68,9 @@ check: test
 asan:
 	$(MAKE) BUILD=build-asan SANITIZE=address,undefined OPT=-O1 test
 
-# The runtime's threaded tests under ThreadSanitizer.
+# The threaded tests (runtime executors, PCG's pool kernels) under ThreadSanitizer.
 tsan:
-	$(MAKE) BUILD=build-tsan SANITIZE=thread OPT=-O1 ATA_TEST_FILTER=runtime test
+	$(MAKE) BUILD=build-tsan SANITIZE=thread OPT=-O1 ATA_TEST_FILTER="runtime pcg" test
 
 bench: all
 	bash bench/suite.sh $(BUILD)/ata-bench bench/out

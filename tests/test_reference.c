@@ -51,6 +51,7 @@ static void test_sptrsv_real(void **state)
         solved += check_sptrsv(A, *f);
         ata_csr_free(A);
     }
+    tu_free_list(files);
     printf("reference SpTS: %d solves checked on real matrices\n", solved);
     assert_true(solved >= 40);
 }
