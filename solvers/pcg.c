@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cpu_pool.h"
+#include "dag.h"
 #include "error.h"
 #include "plan.h"
 #include "reorder.h"
@@ -274,60 +275,94 @@ static ata_status validate(const ata_csr *A, const double *b, double *x, const a
     return ATA_OK;
 }
 
-/* Factor (ILU0 through the runtime or the reference) and the two
- * triangular factors' plans; timings split into analysis and factor. */
-static ata_status setup_precond(pcg_ops *o, const ata_csr *A, const ata_pcg_options *opt,
-                                ata_pcg_result *res, ata_csr **LU_keep, ata_csr **Ct_keep)
+/* ILU0 of A, through the runtime or the reference; factor time (and the
+ * runtime's analysis) recorded. The pivots are checked for an SPD solve. */
+static ata_status factor(pcg_ops *o, const ata_csr *A, const ata_pcg_options *opt,
+                         ata_pcg_result *res, ata_csr **LU_out)
 {
-    if (opt->precond == ATA_PC_NONE) return ATA_OK;
-    ata_csr *LU = NULL, *C = NULL, *Ct = NULL;
+    ata_csr *LU = NULL;
     ata_status st;
+    ATA_TRY(ata_csr_copy(A, &LU));
     double t0 = cpu_now();
     if (!o->ctx) {
-        ATA_TRY(ata_csr_copy(A, &LU));
         st = ata_ref_ilu0(LU);
-        res->factor_s = cpu_now() - t0;
     } else {
         ata_plan_options po = opt->plan;
         po.uplo = ATA_LOWER; po.diag = ATA_NON_UNIT; po.traversal = ATA_PULL;
         ata_plan *fp = NULL;
-        ATA_TRY(ata_csr_copy(A, &LU));
         st = plan_analyse(o->ctx, LU, PLAN_ILU0, &po, &fp);   /* owns LU */
         LU = NULL;
         if (st != ATA_OK) return st;
         res->analysis_s += fp->info.analysis_s;
-        double t1 = cpu_now();
+        t0 = cpu_now();
         st = o->ctx->ops->ilu0(fp);
         if (st == ATA_OK) st = o->ctx->ops->ilu0_values(fp, fp->T->val);
-        res->factor_s = cpu_now() - t1;
         LU = fp->T;
         fp->T = NULL;
         plan_free(fp);
     }
+    res->factor_s = cpu_now() - t0;
     if (st == ATA_OK) st = check_pivots(LU);
-    if (st == ATA_OK && opt->precond == ATA_PC_IC0) st = ic0_from_ilu0(LU, &C, &Ct);
     if (st != ATA_OK) { ata_csr_free(LU); return st; }
+    *LU_out = LU;
+    return ATA_OK;
+}
+
+/* The preconditioner from the factors: reference solves on L and U, or the
+ * runtime's L and U plans. IC0 turns LU into C and C^T. The matrices the
+ * reference needs are handed back in *keep / *keep2 for the caller to free. */
+static ata_status make_precond(pcg_ops *o, ata_csr *LU, const ata_pcg_options *opt,
+                               ata_pcg_result *res, ata_csr **keep, ata_csr **keep2)
+{
+    ata_csr *C = NULL, *Ct = NULL;
+    if (opt->precond == ATA_PC_IC0) ATA_TRY(ic0_from_ilu0(LU, &C, &Ct));
     const ata_csr *Lm = C ? C : LU, *Um = C ? Ct : LU;
+    *keep = C;
+    *keep2 = Ct;
     if (!o->ctx) {
-        o->L = Lm;
+        o->L = Lm;      /* o->U == o->L tells ref_precond: unit-diagonal L */
         o->U = Um;
-        *LU_keep = C ? C : LU;
-        *Ct_keep = Ct;
-        if (C) ata_csr_free(LU);
         return ATA_OK;
     }
     ata_plan_options lo = opt->plan, uo = opt->plan;
     lo.uplo = ATA_LOWER; lo.diag = C ? ATA_NON_UNIT : ATA_UNIT;
     uo.uplo = ATA_UPPER; uo.diag = ATA_NON_UNIT;
-    st = ata_sptrsv_plan_create(o->ctx, Lm, &lo, &o->Lp);
-    if (st == ATA_OK) st = ata_sptrsv_plan_create(o->ctx, Um, &uo, &o->Up);
-    if (st == ATA_OK) {
-        ata_plan_get_info(o->Lp, &res->L_info);
-        ata_plan_get_info(o->Up, &res->U_info);
-        res->analysis_s += res->L_info.analysis_s + res->U_info.analysis_s;
-    }
-    ata_csr_free(LU); ata_csr_free(C); ata_csr_free(Ct);
-    return st;
+    ATA_TRY(ata_sptrsv_plan_create(o->ctx, Lm, &lo, &o->Lp));
+    ATA_TRY(ata_sptrsv_plan_create(o->ctx, Um, &uo, &o->Up));
+    ata_plan_get_info(o->Lp, &res->L_info);
+    ata_plan_get_info(o->Up, &res->U_info);
+    res->analysis_s += res->L_info.analysis_s + res->U_info.analysis_s;
+    return ATA_OK;
+}
+
+/* perm[old] = new: L's level sets, in order (the "level-order layout").
+ * Relabelling A, the factors, b and x by it leaves M = LU the same operator,
+ * so PCG does the same arithmetic up to rounding, but the L solve then runs
+ * in index order and, for a symmetric pattern, the U solve in contiguous
+ * level blocks: b and x are streamed instead of gathered row by row (the
+ * gather was the CPU solves' top cost). L' stays lower and U' upper
+ * triangular because a level order is topological for L and, reversed,
+ * for U when the pattern is symmetric. */
+static ata_status level_order(const ata_csr *LU, int **perm_out)
+{
+    dag d;
+    ATA_TRY(dag_build(LU->nrows, LU->rowptr, LU->col, 1, ATA_LOWER, &d));
+    int *perm = malloc(((size_t)LU->nrows + 1) * sizeof *perm);
+    if (!perm) { dag_free(&d); return ata_fail(ATA_ERR_NOMEM, "pcg: out of memory"); }
+    for (int k = 0; k < LU->nrows; k++) perm[d.level_rows[k]] = k;
+    dag_free(&d);
+    *perm_out = perm;
+    return ATA_OK;
+}
+
+/* *M = P M P^T (the old *M is freed). */
+static ata_status relabel(ata_csr **M, const int *perm)
+{
+    ata_csr *P;
+    ATA_TRY(ata_csr_permute_sym(*M, perm, &P));
+    ata_csr_free(*M);
+    *M = P;
+    return ATA_OK;
 }
 
 ata_status ata_pcg(ata_context *ctx, const ata_csr *A_in, const double *b_in, double *x_out,
@@ -340,56 +375,72 @@ ata_status ata_pcg(ata_context *ctx, const ata_csr *A_in, const double *b_in, do
     res->relres = NAN;      /* until a residual is computed: never "0, converged" */
     ATA_TRY(validate(A_in, b_in, x_out, &opt));
     const int n = A_in->nrows;
-    const ata_csr *A = A_in;
-    const double *b = b_in;
-    double *x = x_out;
-    ata_csr *PA = NULL, *LU = NULL, *Ct = NULL;
-    int *perm = NULL;
+    ata_csr *A = NULL, *LU = NULL, *keep = NULL, *keep2 = NULL;
+    int *total = NULL, *perm = NULL;        /* total[old] = new, NULL: identity */
     double *pb = NULL, *px = NULL;
-    ata_status st = ATA_OK;
+    ata_status st;
     pcg_ops o;
     memset(&o, 0, sizeof o);
     o.n = n;
+    o.ctx = ctx;
     double t0 = cpu_now();
+#define CHECK(e) do { if ((st = (e)) != ATA_OK) goto out; } while (0)
+    CHECK(ata_csr_copy(A_in, &A));
     if (opt.reorder != ATA_REORDER_NONE) {
-        /* Solve (P A P^T)(P x) = P b and map back: transparent to the caller. */
-        pb = malloc((size_t)n * sizeof *pb);
-        px = malloc((size_t)n * sizeof *px);
-        if (!pb || !px) { st = ata_fail(ATA_ERR_NOMEM, "pcg: out of memory"); goto out; }
-        if ((st = reorder_perm(A_in, opt.reorder, &perm)) != ATA_OK) goto out;
-        if ((st = ata_csr_permute_sym(A_in, perm, &PA)) != ATA_OK) goto out;
-        for (int i = 0; i < n; i++) { pb[perm[i]] = b_in[i]; px[perm[i]] = x_out[i]; }
-        A = PA; b = pb; x = px;
+        /* The user's ordering changes the factorisation (that is its point). */
+        CHECK(reorder_perm(A, opt.reorder, &total));
+        CHECK(relabel(&A, total));
     }
     res->analysis_s = cpu_now() - t0;
+    if (opt.precond != ATA_PC_NONE) CHECK(factor(&o, A, &opt, res, &LU));
+    if (ctx && LU && ata_csr_is_symmetric(A)) {
+        /* The level-order layout changes no arithmetic of the factorisation. */
+        double t1 = cpu_now();
+        CHECK(level_order(LU, &perm));
+        CHECK(relabel(&A, perm));
+        CHECK(relabel(&LU, perm));
+        if (total) for (int i = 0; i < n; i++) total[i] = perm[total[i]];
+        else { total = perm; perm = NULL; }
+        res->analysis_s += cpu_now() - t1;
+    }
+    if (LU) CHECK(make_precond(&o, LU, &opt, res, &keep, &keep2));
     o.A = A;
     if (ctx) {
-        o.ctx = ctx;
         o.spmv = rt_spmv; o.dot = rt_dot; o.axpby = rt_axpby; o.precond = rt_precond;
         o.alloc = rt_alloc; o.release = rt_release; o.put = rt_put; o.get = rt_get;
         o.spmv_dot = ctx->ops->spmv_dot ? rt_spmv_dot : plain_spmv_dot;
         o.update = ctx->ops->cg_update ? rt_update : plain_update;
-        if ((st = ctx->ops->spmv_create(ctx, A, &o.spmv_h)) != ATA_OK) goto out;
+        CHECK(ctx->ops->spmv_create(ctx, A, &o.spmv_h));
     } else {
         o.spmv = ref_spmv; o.dot = ref_dot; o.axpby = ref_axpby; o.precond = ref_precond;
         o.alloc = ref_alloc; o.release = ref_release; o.put = ref_copy; o.get = ref_copy;
         o.spmv_dot = plain_spmv_dot;
         o.update = plain_update;
     }
-    if ((st = setup_precond(&o, A, &opt, res, &LU, &Ct)) != ATA_OK) goto out;
-    if ((st = o.alloc(&o, &o.tmp)) != ATA_OK) goto out;
-    double t1 = cpu_now();
+    CHECK(o.alloc(&o, &o.tmp));
+    const double *b = b_in;
+    double *x = x_out;
+    if (total) {    /* solve (P A P^T)(P x) = P b, map x back: invisible to the caller */
+        pb = malloc((size_t)n * sizeof *pb);
+        px = malloc((size_t)n * sizeof *px);
+        if (!pb || !px) { st = ata_fail(ATA_ERR_NOMEM, "pcg: out of memory"); goto out; }
+        for (int i = 0; i < n; i++) { pb[total[i]] = b_in[i]; px[total[i]] = x_out[i]; }
+        b = pb;
+        x = px;
+    }
+    double t2 = cpu_now();
     st = pcg_iterate(&o, b, x, &opt, res);
-    res->solve_s = cpu_now() - t1;
-    if (perm) for (int i = 0; i < n; i++) x_out[i] = px[perm[i]];
+    res->solve_s = cpu_now() - t2;
+    if (total) for (int i = 0; i < n; i++) x_out[i] = px[total[i]];
+#undef CHECK
 out:
     res->status = st;
     if (o.tmp) o.release(&o, o.tmp);
     if (o.spmv_h) ctx->ops->spmv_destroy(ctx, o.spmv_h);
     ata_plan_destroy(o.Lp);
     ata_plan_destroy(o.Up);
-    ata_csr_free(LU); ata_csr_free(Ct); ata_csr_free(PA);
-    free(perm); free(pb); free(px);
+    ata_csr_free(A); ata_csr_free(LU); ata_csr_free(keep); ata_csr_free(keep2);
+    free(total); free(perm); free(pb); free(px);
     if (res == &dummy) ata_pcg_result_free(&dummy);
     return st;
 }
