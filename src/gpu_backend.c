@@ -677,9 +677,12 @@ fail:
 }
 
 /* T_u: every user task of this plan in one untracked launch (no waiting),
- * best of three, divided by n: the parallel cost of a task (Eq. 5.2). Runs
- * before the schedule exists, on the identity order; ILU0 runs on the device
- * copy of the values, which plan_upload sends again. */
+ * best of three. The launch runs `slots` tasks at a time (resident warps x
+ * tasks per warp), so one task takes the kernel time over the number of
+ * rounds: the mean time of a user task profiled in parallel (Eq. 5.2), not
+ * the kernel's throughput per task. Runs before the schedule exists, on the
+ * identity order; ILU0 runs on the device copy of the values, which
+ * plan_upload sends again. */
 static ata_status gpu_probe_task_cost(ata_plan *p, double *T_u)
 {
     ATA_TRY(ensure_base(p));
@@ -723,7 +726,9 @@ static ata_status gpu_probe_task_cost(ata_plan *p, double *T_u)
         GCHECK_GO(GPU(EventElapsedTime)(&ms, e0, e1));
         if (r > 0 && ms * 1e-3 < best) best = ms * 1e-3;   /* r = 0 warms up */
     }
-    *T_u = best / n;
+    const long long slots = (long long)l.grid * g->wpb * (g->warp / l.group);
+    const long long rounds = (n + slots - 1) / slots;
+    *T_u = best / (double)(rounds > 0 ? rounds : 1);
     if (!(*T_u > 1e-12)) *T_u = 1e-12;
 fail:
     if (e0) (void)GPU(EventDestroy)(e0);

@@ -1,0 +1,131 @@
+/* ata_blas.cu - PCG's vector kernels (SpMV, dot, axpby) and the empty kernel
+ * of the launch-cost probe. Deterministic: a given grid gives the same bits
+ * on every run (fixed reduction trees, no atomics). */
+#include "gpu_port.h"
+#include "gpu_kernels.h"
+
+#define WPB (ATA_GPU_BLOCK / ATA_WARP)
+
+__global__ void __launch_bounds__(ATA_GPU_BLOCK) k_empty(void) {}
+
+/* y = A x, G lanes per row, tree sum inside the group. */
+__global__ void __launch_bounds__(ATA_GPU_BLOCK)
+k_spmv(int n, const int *__restrict__ ptr, const int *__restrict__ idx,
+       const double *__restrict__ val, int G, const double *__restrict__ x, double *__restrict__ y)
+{
+    const int lane = (int)(threadIdx.x % ATA_WARP), lig = lane % G;
+    const int NG = ATA_WARP / G;
+    const long long warp = (long long)blockIdx.x * WPB + threadIdx.x / ATA_WARP;
+    const long long stride = (long long)gridDim.x * WPB * NG;
+    for (long long r0 = warp * NG; r0 < n; r0 += stride) {     /* warp-uniform */
+        const long long i = r0 + lane / G;
+        double s = 0.0;
+        if (i < n)
+            for (int q = ptr[i] + lig; q < ptr[i + 1]; q += G) s += val[q] * x[idx[q]];
+        for (int off = G / 2; off > 0; off /= 2) s += ata_shfl_xor(s, off, G);
+        if (i < n && lig == 0) y[i] = s;
+    }
+}
+
+/* Block sums of x.y in a fixed order into partial[blockIdx.x]. */
+__global__ void __launch_bounds__(ATA_GPU_BLOCK)
+k_dot_partial(long long n, const double *__restrict__ x, const double *__restrict__ y,
+              double *__restrict__ partial)
+{
+    __shared__ double sh[ATA_GPU_BLOCK];
+    double s = 0.0;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x)
+        s += x[i] * y[i];
+    sh[threadIdx.x] = s;
+    __syncthreads();
+    for (int h = ATA_GPU_BLOCK / 2; h > 0; h /= 2) {
+        if ((int)threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) partial[blockIdx.x] = sh[0];
+}
+
+__global__ void __launch_bounds__(ATA_GPU_BLOCK)
+k_dot_final(int m, const double *__restrict__ partial, double *__restrict__ out)
+{
+    __shared__ double sh[ATA_GPU_BLOCK];
+    double s = 0.0;
+    for (int i = (int)threadIdx.x; i < m; i += ATA_GPU_BLOCK) s += partial[i];
+    sh[threadIdx.x] = s;
+    __syncthreads();
+    for (int h = ATA_GPU_BLOCK / 2; h > 0; h /= 2) {
+        if ((int)threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) *out = sh[0];
+}
+
+__global__ void __launch_bounds__(ATA_GPU_BLOCK)
+k_axpby(long long n, double a, const double *__restrict__ x, double b, double *__restrict__ y)
+{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x)
+        y[i] = b == 0.0 ? a * x[i] : a * x[i] + b * y[i];   /* BLAS: b = 0 does not read y */
+}
+
+__global__ void __launch_bounds__(ATA_GPU_BLOCK) k_fill(long long n, double c, double *__restrict__ v)
+{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x)
+        v[i] = c;
+}
+
+static unsigned grid_for(long long n, int cap)
+{
+    long long g = (n + ATA_GPU_BLOCK - 1) / ATA_GPU_BLOCK;
+    if (g < 1) g = 1;
+    if (g > cap) g = cap;
+    return (unsigned)g;
+}
+
+extern "C" int ata_gpu_empty(int grid, void *stream)
+{
+    ATA_LAUNCH(k_empty, (unsigned)(grid > 0 ? grid : 1), ATA_GPU_BLOCK, 0, stream);
+    return (int)ata_gpu_get_last_error();
+}
+
+extern "C" int ata_gpu_spmv(int n, const int *ptr, const int *idx, const double *val, int group,
+                            const double *x, double *y, int grid, void *stream)
+{
+    if (n <= 0) return 0;
+    ATA_LAUNCH(k_spmv, (unsigned)(grid > 0 ? grid : 1), ATA_GPU_BLOCK, 0, stream, n, ptr, idx, val,
+               group, x, y);
+    return (int)ata_gpu_get_last_error();
+}
+
+extern "C" int ata_gpu_dot(long long n, const double *x, const double *y, double *partial, int grid,
+                           double *out, void *stream)
+{
+    const unsigned g = (unsigned)(grid > 0 ? grid : 1);
+    ATA_LAUNCH(k_dot_partial, g, ATA_GPU_BLOCK, 0, stream, n, x, y, partial);
+    ata_gpu_err e = ata_gpu_get_last_error();
+    if (e != ata_gpu_success) return (int)e;
+    ATA_LAUNCH(k_dot_final, 1, ATA_GPU_BLOCK, 0, stream, (int)g, (const double *)partial, out);
+    return (int)ata_gpu_get_last_error();
+}
+
+extern "C" int ata_gpu_axpby(long long n, double a, const double *x, double b, double *y, int grid,
+                             void *stream)
+{
+    if (n <= 0) return 0;
+    ATA_LAUNCH(k_axpby, grid_for(n, grid > 0 ? grid : 1), ATA_GPU_BLOCK, 0, stream, n, a, x, b, y);
+    return (int)ata_gpu_get_last_error();
+}
+
+extern "C" int ata_gpu_fill(long long n, double c, double *v, void *stream)
+{
+    if (n <= 0) return 0;
+    ATA_LAUNCH(k_fill, grid_for(n, 4096), ATA_GPU_BLOCK, 0, stream, n, c, v);
+    return (int)ata_gpu_get_last_error();
+}
+
+extern "C" int ata_gpu_occupancy_blas(int *blocks_per_sm)
+{
+    return (int)ata_occupancy(blocks_per_sm, k_spmv, ATA_GPU_BLOCK, 0);
+}

@@ -1,0 +1,419 @@
+/* ata_exec.cu - the adaptive-task kernels (paper sec. 5.3.2, Alg. 6): pull
+ * (CSR, done flags), push (CSC, pending counters) and ILU0 (pull, IKJ), one
+ * source for nvcc and hipcc.
+ *
+ * Workers. A launch runs SET positions [pos_lo, pos_hi) of the plan (one
+ * adaptive task, or consecutive ones of a barrier segment). Each warp is split
+ * into NG = W / G groups of G lanes; a group runs one user task at a time.
+ * The warp works on a "window" of NG consecutive positions (group g takes the
+ * g-th), and finishes the whole window before it takes the next.
+ *
+ * Claiming. Tracked launches (ATASK_TRACKED: internal dependencies) run on a
+ * persistent grid; lane 0 of a warp claims `chunk` positions (whole windows)
+ * from the launch's own cursor with one atomicAdd, so the cursor is touched
+ * once per chunk, not per row. Untracked launches never wait: warps take
+ * windows by a grid-stride loop, no atomics, no flags read.
+ *
+ * Deadlock freedom (any grid, any occupancy, either warp width). Positions are
+ * claimed in increasing order, and every predecessor of a row stands earlier
+ * in the SET order (agg.h). Let k be the smallest claimed, unfinished position.
+ * Every smaller position is claimed, hence finished; so all predecessors of k
+ * are finished. The warp that claimed k is resident (it claimed it while
+ * running) and has finished every earlier window of its chunk (they hold only
+ * smaller positions), so it is polling k's window, where k's group sees its
+ * predecessors done and completes. Waiting is never a divergent spin: all
+ * groups of a warp poll in one warp-uniform loop (each iteration: every
+ * waiting group polls once, every ready group advances), so groups of the
+ * same warp can wait on each other even where the warp runs in lock step
+ * (HIP, and pre-Volta CUDA). No block-wide barrier is ever taken after a
+ * claim.
+ *
+ * Bounded spin. A warp that polls without any progress checks, every 128
+ * idle rounds, the clock and the plan's error word: past timeout_ticks without
+ * progress it records ATA_GPU_ERR_TIMEOUT (first one wins) with the row and
+ * dependency it waited on and returns; seeing another warp's error it returns
+ * too. The host turns the error word into ATA_ERR_TIMEOUT.
+ *
+ * Arithmetic. Pull: x_i = (b_i - sum of t_ij x_j over the row's off-diagonal
+ * entries in stored order) / t_ii, exactly the serial reference's order: the
+ * G lanes of a group form G products at once (after each lane's own acquire of
+ * its predecessor), then every lane of the group subtracts them in stored
+ * order from shuffles, so the sum is bitwise the reference's. ILU0: one k at a
+ * time in stored order (IKJ), lanes update distinct entries of row i, so every
+ * entry sees the reference's sequence of operations. Push accumulates with
+ * fp64 atomics (order-dependent; 1e-12 relative). */
+#include "gpu_port.h"
+#include "gpu_kernels.h"
+
+#define WPB (ATA_GPU_BLOCK / ATA_WARP)
+#define GUARD_EVERY 128u
+
+struct warp_ctx {
+    int lane;       /* 0..W-1 */
+    int G;          /* lanes per group */
+    int g;          /* group in the warp */
+    int lig;        /* lane in group */
+    int NG;         /* groups per warp */
+};
+
+struct spin_guard {
+    unsigned idle;
+    unsigned long long t0;
+};
+
+/* Called convergently by the whole warp once per polling round. Returns 1
+ * when the warp must stop: a timeout (recorded here, with the row and the
+ * dependency of the first waiting lane) or another warp's error. */
+__device__ __forceinline__ int guard_round(spin_guard &sg, int progressed, int waiting,
+                                           int row, int dep, const ata_gpu_args &a,
+                                           const warp_ctx &w)
+{
+    if (ata_any(progressed)) { sg.idle = 0; return 0; }
+    sg.idle++;
+    if (sg.idle > 32) ata_pause();
+    if (sg.idle % GUARD_EVERY) return 0;
+    unsigned long long now = 0;
+    int err = 0;
+    if (w.lane == 0) {
+        now = ata_timer();
+        err = ata_ld_relaxed_s32(&a.state->err);
+    }
+    now = ata_shfl_full(now, 0);
+    err = ata_shfl_full(err, 0);
+    if (err) return 1;
+    if (sg.idle == GUARD_EVERY) { sg.t0 = now; return 0; }
+    if (now - sg.t0 <= a.timeout_ticks) return 0;
+    /* Timed out: report the first lane still waiting. */
+    ata_lanemask m = ata_ballot(waiting);
+    int src = 0;
+    while (m && !((m >> src) & 1)) src++;
+    row = ata_shfl_full(row, src);
+    dep = ata_shfl_full(dep, src);
+    if (w.lane == 0 && atomicCAS(&a.state->err, 0, ATA_GPU_ERR_TIMEOUT) == 0) {
+        a.state->stuck_row = row;
+        a.state->stuck_dep = dep;
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------------ pull */
+/* Rows at positions p0 .. p0+cnt-1 (cnt <= NG). Returns 1 to abort. */
+template <bool TRACKED>
+__device__ __forceinline__ int pull_window(const ata_gpu_args &a, int p0, int cnt,
+                                           const warp_ctx &w, uint32_t epoch, spin_guard &sg)
+{
+    const bool has = w.g < cnt;
+    int i = 0, lo = 0, hi = 0, dpos = -1;
+    double s = 0.0;
+    if (has) {
+        i = a.order[p0 + w.g];
+        lo = a.ptr[i];
+        hi = a.ptr[i + 1];
+        if (a.nonunit) {
+            if (a.lower) dpos = --hi;   /* diagonal last in a lower row */
+            else dpos = lo++;           /* first in an upper row */
+        }
+        s = a.b[i];
+    }
+    int base = lo;
+    bool fin = !has;
+    int q = base + w.lig;
+    bool inr = has && q < hi;
+    int j = inr ? a.idx[q] : 0;
+    double v = inr ? a.val[q] : 0.0;
+    bool rdy = !inr;
+    double prod = 0.0;
+    if (!TRACKED && inr) { prod = ATA_DMUL(v, a.x[j]); rdy = true; }
+    for (;;) {
+        if (!ata_any(!fin)) return 0;
+        int prog = 0;
+        if (TRACKED && !rdy) {
+            /* !rdy implies inr: this lane's predecessor j. The acquire pairs
+             * with the release of done[j] by j's producer, after x[j]. */
+            if (ata_ld_acquire(&a.done[j]) == epoch) {
+                prod = ATA_DMUL(v, a.x[j]);
+                rdy = true;
+                prog = 1;
+            }
+        }
+        const bool grdy = TRACKED ? ata_group_all(rdy, w.lane, w.G) != 0 : true;
+        const bool step = !fin && grdy;
+        const int left = hi - base;
+        /* Ordered subtraction: every lane of the group runs the same chain. */
+        for (int r = 0; r < w.G; r++) {
+            const double t = ata_shfl(prod, r, w.G);
+            if (step && r < left) s -= t;
+        }
+        if (step) {
+            base += w.G;
+            if (base >= hi) {
+                if (w.lig == 0) {
+                    a.x[i] = dpos >= 0 ? s / a.val[dpos] : s;
+                    if (TRACKED) ata_st_release(&a.done[i], epoch);  /* after x[i] */
+                    else a.done[i] = epoch;     /* read only by later kernels */
+                }
+                fin = true;
+            } else {
+                q = base + w.lig;
+                inr = q < hi;
+                j = inr ? a.idx[q] : 0;
+                v = inr ? a.val[q] : 0.0;
+                rdy = !inr;
+                prod = 0.0;
+                if (!TRACKED && inr) { prod = ATA_DMUL(v, a.x[j]); rdy = true; }
+            }
+            prog = 1;
+        }
+        if (TRACKED && guard_round(sg, prog, !rdy && !fin, i, j, a, w)) return 1;
+    }
+}
+
+/* ------------------------------------------------------------------ push */
+template <bool TRACKED>
+__device__ __forceinline__ int push_window(const ata_gpu_args &a, int p0, int cnt,
+                                           const warp_ctx &w, spin_guard &sg)
+{
+    const bool has = w.g < cnt;
+    int j = 0, lo = 0, hi = 0, dpos = -1;
+    if (has) {
+        j = a.order[p0 + w.g];
+        lo = a.ptr[j];
+        hi = a.ptr[j + 1];
+        if (a.nonunit) {
+            if (a.lower) dpos = lo++;   /* diagonal first in a lower column */
+            else dpos = --hi;           /* last in an upper one */
+        }
+    }
+    bool fin = !has;
+    for (;;) {
+        if (!ata_any(!fin)) return 0;
+        int rdy = 0;
+        if (!fin && w.lig == 0)
+            rdy = TRACKED ? ata_ld_acquire_s32(&a.pending[j]) == 0 : 1;
+        const int grdy = ata_shfl(rdy, 0, w.G);
+        /* The leader read x[j] after its acquire of pending[j] == 0: every
+         * predecessor's atomic update of x[j] came before its (fenced)
+         * decrement, and the decrements form one release sequence. */
+        double xl = 0.0;
+        if (!fin && grdy && w.lig == 0) {
+            xl = a.x[j];
+            if (dpos >= 0) xl = xl / a.val[dpos];
+            a.x[j] = xl;
+        }
+        const double xj = ata_shfl(xl, 0, w.G);
+        const int prog = !fin && grdy;
+        if (prog) {
+            for (int q = lo + w.lig; q < hi; q += w.G)
+                ata_atomic_add_f64(&a.x[a.idx[q]], -ATA_DMUL(a.val[q], xj));
+            /* Release: this lane's x updates before its decrements. Untracked
+             * launches need none: their successors run in later kernels. */
+            if (TRACKED) ata_fence_acq_rel();
+            for (int q = lo + w.lig; q < hi; q += w.G) ata_red_add_relaxed(&a.pending[a.idx[q]], -1);
+            fin = true;
+        }
+        if (TRACKED && guard_round(sg, prog, !fin, j, -1, a, w)) return 1;
+    }
+}
+
+/* ------------------------------------------------------------------ ILU0 */
+/* Position of column c in idx[lo, hi) (sorted), or -1. */
+__device__ __forceinline__ int find_col(const int *idx, int lo, int hi, int c)
+{
+    while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        const int v = idx[mid];
+        if (v == c) return mid;
+        if (v < c) lo = mid + 1;
+        else hi = mid;
+    }
+    return -1;
+}
+
+/* Row i of ILU0 (IKJ, as solvers/ilu0_row.h) by the G lanes of one group;
+ * group-uniform control flow, called in a branch taken by whole groups. */
+__device__ __forceinline__ void ilu0_row_group(const ata_gpu_args &a, int lo, int di,
+                                               int hi, const warp_ctx &w, ata_lanemask gm)
+{
+    double *Ax = a.val;
+    for (int p = lo; p < di; p++) {
+        const int k = a.idx[p];
+        const int dk = a.diag[k], ek = a.ptr[k + 1];
+        ata_group_sync(gm);                 /* the previous k's updates of row i are in */
+        const double lik = Ax[p] / Ax[dk];
+        ata_group_sync(gm);                 /* all lanes read Ax[p] before it changes */
+        if (w.lig == 0) Ax[p] = lik;
+        for (int q = dk + 1 + w.lig; q < ek; q += w.G) {
+            const int wpos = find_col(a.idx, p + 1, hi, a.idx[q]);
+            if (wpos >= 0) Ax[wpos] = Ax[wpos] - ATA_DMUL(lik, Ax[q]);
+        }
+    }
+    ata_group_sync(gm);
+}
+
+template <bool TRACKED>
+__device__ __forceinline__ int ilu0_window(const ata_gpu_args &a, int p0, int cnt,
+                                           const warp_ctx &w, uint32_t epoch, spin_guard &sg)
+{
+    const bool has = w.g < cnt;
+    int i = 0, lo = 0, hi = 0, di = 0;
+    if (has) {
+        i = a.order[p0 + w.g];
+        lo = a.ptr[i];
+        hi = a.ptr[i + 1];
+        di = a.diag[i];
+    }
+    const ata_lanemask gm = ata_group_mask(w.lane, w.G);
+    /* Wait phase over the row's predecessors (positions lo .. di-1), G at a
+     * time; untracked rows skip it. */
+    int base = TRACKED ? lo : di;
+    bool fin = !has;
+    int q = base + w.lig;
+    bool rdy = !(TRACKED && has && q < di);
+    int k = rdy ? 0 : a.idx[q];
+    for (;;) {
+        if (!ata_any(!fin)) return 0;
+        int prog = 0;
+        if (TRACKED && !rdy && ata_ld_acquire(&a.done[k]) == epoch) { rdy = true; prog = 1; }
+        const bool grdy = TRACKED ? ata_group_all(rdy, w.lane, w.G) != 0 : true;
+        bool go = false;
+        if (!fin && grdy) {
+            base += w.G;
+            if (base >= di) go = true;
+            else {
+                q = base + w.lig;
+                rdy = !(q < di);
+                k = rdy ? 0 : a.idx[q];
+            }
+            prog = 1;
+        }
+        if (go) {   /* whole groups */
+            if (TRACKED) {
+                /* Each lane acquired its own predecessors; after the group
+                 * sync every lane fences, so all see every predecessor row. */
+                ata_group_sync(gm);
+                ata_fence_acq_rel();
+            }
+            ilu0_row_group(a, lo, di, hi, w, gm);
+            if (TRACKED) {
+                /* Release: every lane's updates of row i, then the leader's flag. */
+                ata_fence_acq_rel();
+                ata_group_sync(gm);
+            }
+            if (w.lig == 0) {
+                const double u = a.val[di];
+                if (!(u != 0 && u - u == 0)) atomicMin(&a.state->pivot_row, i);
+                if (TRACKED) ata_st_release(&a.done[i], epoch);
+                else a.done[i] = epoch;
+            }
+            fin = true;
+        }
+        if (TRACKED && guard_round(sg, prog, !rdy && !fin, i, k, a, w)) return 1;
+    }
+}
+
+/* ---------------------------------------------------------------- driver */
+template <int MODE, bool TRACKED>
+__device__ __forceinline__ int run_window(const ata_gpu_args &a, int p0, int cnt,
+                                          const warp_ctx &w, uint32_t epoch, spin_guard &sg)
+{
+    if (MODE == ATA_GPU_PULL) return pull_window<TRACKED>(a, p0, cnt, w, epoch, sg);
+    if (MODE == ATA_GPU_PUSH) return push_window<TRACKED>(a, p0, cnt, w, sg);
+    return ilu0_window<TRACKED>(a, p0, cnt, w, epoch, sg);
+}
+
+template <int MODE, bool TRACKED>
+__global__ void ATA_BOUNDS(ATA_GPU_BLOCK) k_exec(const ATA_GRID_CONST ata_gpu_args a, const ATA_GRID_CONST ata_gpu_launch L)
+{
+    warp_ctx w;
+    w.lane = (int)(threadIdx.x % ATA_WARP);
+    w.G = L.group;
+    w.g = w.lane / w.G;
+    w.lig = w.lane % w.G;
+    w.NG = ATA_WARP / w.G;
+    const int warp = (int)(threadIdx.x / ATA_WARP);
+    const uint32_t epoch = MODE == ATA_GPU_PUSH ? 0u : a.state->epoch; /* set by the begin kernel */
+    const int nrows = L.pos_hi - L.pos_lo;
+    spin_guard sg;
+    sg.idle = 0;
+    sg.t0 = 0;
+    if (TRACKED) {
+        for (;;) {
+            int start = 0;
+            if (w.lane == 0) start = (int)atomicAdd(&a.counters[L.counter], (unsigned)L.chunk);
+            start = ata_shfl_full(start, 0);
+            if (start >= nrows || start < 0) return;
+            const int end = min(start + L.chunk, nrows);
+            for (int r = start; r < end; r += w.NG)
+                if (run_window<MODE, true>(a, L.pos_lo + r, min(w.NG, end - r), w, epoch, sg)) return;
+        }
+    } else {
+        const long long stride = (long long)gridDim.x * WPB * w.NG;
+        for (long long r = ((long long)blockIdx.x * WPB + warp) * w.NG; r < nrows; r += stride)
+            run_window<MODE, false>(a, L.pos_lo + (int)r, min(w.NG, nrows - (int)r), w, epoch, sg);
+    }
+}
+
+__global__ void __launch_bounds__(ATA_GPU_BLOCK) k_begin(ata_gpu_args a, int push)
+{
+    const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    if (tid == 0) {
+        uint32_t e = a.state->epoch + 1;
+        a.state->epoch = e ? e : 1;     /* 0 is the value of a never-run row */
+        a.state->err = 0;
+        a.state->stuck_row = -1;
+        a.state->stuck_dep = -1;
+        a.state->pivot_row = a.n;
+    }
+    for (long long c = tid; c < a.ncounters; c += stride) a.counters[c] = 0;
+    if (push)
+        for (long long i = tid; i < a.n; i += stride) {
+            a.pending[i] = a.indeg[i];
+            a.x[i] = a.b[i];
+        }
+}
+
+/* ------------------------------------------------------------- wrappers */
+extern "C" int ata_gpu_begin(const ata_gpu_args *a, int push, void *stream)
+{
+    long long work = push ? (long long)a->n : 0;
+    if (a->ncounters > work) work = a->ncounters;
+    long long grid = (work + ATA_GPU_BLOCK - 1) / ATA_GPU_BLOCK;
+    if (grid < 1) grid = 1;
+    if (grid > 4096) grid = 4096;
+    ATA_LAUNCH(k_begin, (unsigned)grid, ATA_GPU_BLOCK, 0, stream, *a, push);
+    return (int)ata_gpu_get_last_error();
+}
+
+extern "C" int ata_gpu_run(const ata_gpu_args *a, const ata_gpu_launch *l, void *stream)
+{
+    const unsigned grid = (unsigned)(l->grid > 0 ? l->grid : 1);
+    switch (a->mode * 2 + (l->tracked ? 1 : 0)) {
+    case ATA_GPU_PULL * 2:     ATA_LAUNCH((k_exec<ATA_GPU_PULL, false>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
+    case ATA_GPU_PULL * 2 + 1: ATA_LAUNCH((k_exec<ATA_GPU_PULL, true>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
+    case ATA_GPU_PUSH * 2:     ATA_LAUNCH((k_exec<ATA_GPU_PUSH, false>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
+    case ATA_GPU_PUSH * 2 + 1: ATA_LAUNCH((k_exec<ATA_GPU_PUSH, true>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
+    case ATA_GPU_ILU0 * 2:     ATA_LAUNCH((k_exec<ATA_GPU_ILU0, false>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
+    case ATA_GPU_ILU0 * 2 + 1: ATA_LAUNCH((k_exec<ATA_GPU_ILU0, true>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
+    default: return -1;
+    }
+    return (int)ata_gpu_get_last_error();
+}
+
+extern "C" int ata_gpu_warp_size(void) { return ATA_WARP; }
+extern "C" double ata_gpu_timer_hz(void) { return ATA_TIMER_HZ; }
+
+/* Resident blocks per SM of the tracked kernel of each mode (the persistent
+ * grid); mode 3: the vector kernels (see ata_blas.cu). */
+extern "C" int ata_gpu_occupancy_blas(int *blocks_per_sm);
+extern "C" int ata_gpu_occupancy(int mode, int *blocks_per_sm)
+{
+    ata_gpu_err e;
+    switch (mode) {
+    case ATA_GPU_PULL: e = ata_occupancy(blocks_per_sm, k_exec<ATA_GPU_PULL, true>, ATA_GPU_BLOCK, 0); break;
+    case ATA_GPU_PUSH: e = ata_occupancy(blocks_per_sm, k_exec<ATA_GPU_PUSH, true>, ATA_GPU_BLOCK, 0); break;
+    case ATA_GPU_ILU0: e = ata_occupancy(blocks_per_sm, k_exec<ATA_GPU_ILU0, true>, ATA_GPU_BLOCK, 0); break;
+    default: return ata_gpu_occupancy_blas(blocks_per_sm);
+    }
+    return (int)e;
+}

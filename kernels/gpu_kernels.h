@@ -1,0 +1,96 @@
+/* gpu_kernels.h - the extern "C" launch API of the kernels/ .cu files, shared by the
+ * device code (nvcc or hipcc) and the host backend (src/gpu_backend.c, plain
+ * C). Streams travel as void*; every wrapper returns the runtime's error code
+ * of the launch (cudaError_t / hipError_t as int, 0 = success).
+ *
+ * One "launch" runs a contiguous range [pos_lo, pos_hi) of the plan's SET
+ * order: one adaptive task, or consecutive adaptive tasks of one barrier
+ * segment with the same tracking and the same group width (no coarse edge
+ * joins them, so one kernel may run them together). */
+#ifndef ATA_GPU_KERNELS_H
+#define ATA_GPU_KERNELS_H
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ATA_GPU_BLOCK 256           /* threads per block of every ATA kernel */
+
+enum { ATA_GPU_OK = 0, ATA_GPU_ERR_TIMEOUT = 1 };
+
+/* Per-plan device state, reset by the begin kernel of every solve. */
+typedef struct {
+    uint32_t epoch;         /* pull/ILU0: done[i] == epoch once row i is final */
+    int err;                /* ATA_GPU_ERR_*: first failure wins (CAS from 0) */
+    int stuck_row, stuck_dep; /* timeout detail (dep -1: push counter) */
+    int pivot_row;          /* ILU0: smallest row with a zero / non-finite pivot, n if none */
+    int pad[3];
+} ata_gpu_state;
+
+enum { ATA_GPU_PULL = 0, ATA_GPU_PUSH = 1, ATA_GPU_ILU0 = 2 };
+
+typedef struct {
+    int mode;               /* ATA_GPU_PULL / PUSH / ILU0 */
+    int n;
+    int lower;              /* 1: lower triangle (or ILU0) */
+    int nonunit;            /* 1: the diagonal is stored (see plan.h for where) */
+    const int *ptr;         /* pull: CSR rowptr; push: CSC colptr; ILU0: A rowptr */
+    const int *idx;
+    double *val;            /* ILU0 factors in place; read-only otherwise */
+    const int *diag;        /* ILU0: position of each row's diagonal */
+    const int *order;       /* SET order */
+    uint32_t *done;         /* pull, ILU0 */
+    int *pending;           /* push */
+    const int *indeg;       /* push: reset value of pending */
+    unsigned *counters;     /* one claim cursor per launch */
+    int ncounters;
+    ata_gpu_state *state;
+    const double *b;        /* sptrsv right-hand side (device) */
+    double *x;              /* sptrsv solution (device) */
+    unsigned long long timeout_ticks; /* bound on a wait without progress (ata_timer ticks) */
+} ata_gpu_args;
+
+typedef struct {
+    int pos_lo, pos_hi;     /* SET positions */
+    int group;              /* lanes per user task: power of two, 1..warp */
+    int tracked;            /* 0: no waiting at all (untracked adaptive tasks) */
+    int grid;               /* blocks */
+    int chunk;              /* tracked: rows per claim (a multiple of warp/group) */
+    int counter;            /* tracked: index of this launch's claim cursor */
+} ata_gpu_launch;
+
+/* Device facts the host needs: the kernels' compile-time warp width, and the
+ * rate of the clock the kernels' bounded waits read (ticks per second). */
+int ata_gpu_warp_size(void);
+double ata_gpu_timer_hz(void);
+/* Resident blocks per SM of the kernel of `mode` (PULL/PUSH/ILU0), or of the
+ * vector kernels (mode 3), at ATA_GPU_BLOCK threads. */
+int ata_gpu_occupancy(int mode, int *blocks_per_sm);
+
+/* Start of a solve: epoch++, err = 0, pivot_row = n, counters = 0; push also
+ * pending = indeg and x = b. */
+int ata_gpu_begin(const ata_gpu_args *a, int push, void *stream);
+/* One launch of a pull, push or ILU0 plan (a->mode). */
+int ata_gpu_run(const ata_gpu_args *a, const ata_gpu_launch *l, void *stream);
+
+/* Empty kernel of `grid` blocks (T_l probe). */
+int ata_gpu_empty(int grid, void *stream);
+
+/* PCG vector kernels. spmv: y = A x with `group` lanes per row. */
+int ata_gpu_spmv(int n, const int *ptr, const int *idx, const double *val, int group,
+                 const double *x, double *y, int grid, void *stream);
+/* Deterministic dot product: fixed grid of `grid` blocks writes `partial`
+ * (grid doubles), then one block sums them in order into *out (device). */
+int ata_gpu_dot(long long n, const double *x, const double *y, double *partial, int grid,
+                double *out, void *stream);
+/* y = a x + b y */
+int ata_gpu_axpby(long long n, double a, const double *x, double b, double *y, int grid,
+                  void *stream);
+/* v[i] = c */
+int ata_gpu_fill(long long n, double c, double *v, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,169 @@
+/* gpu_port.h - the one portability header of the device code: CUDA (nvcc,
+ * sm_80/sm_90, warp of 32) and HIP (hipcc, gfx90a/gfx940, wavefront of 64).
+ * Every kernel in kernels/ is written once against these names.
+ *
+ * Memory-model vocabulary (both targets, GPU/agent scope):
+ *   ata_ld_acquire(p)      load that later loads of this thread may not pass
+ *   ata_ld_relaxed(p)      coherent (L2) load, no ordering
+ *   ata_st_release(p, v)   store that earlier accesses of this thread may not pass
+ *   ata_red_add_release    atomic add with release
+ *   ata_red_add_relaxed    atomic add, no ordering (after an explicit fence)
+ *   ata_fence_acq_rel()    cumulative fence at GPU scope
+ *   ata_group_sync(mask)   execution + memory barrier among the lanes of a
+ *                          sub-warp group (CUDA: __syncwarp; HIP: the wave
+ *                          runs in lock step, a workgroup fence orders memory)
+ * Pairing used by the kernels: the producer of row i writes its results with
+ * plain stores, then ata_st_release(&done[i], epoch); a consumer lane spins
+ * with ata_ld_acquire(&done[j]) and only then reads row j's results. Where a
+ * group of lanes produces together, each lane fences and the group syncs
+ * before its leader's release store; where a group consumes what one of its
+ * lanes acquired, it syncs and every lane fences (acquire) before reading.
+ *
+ * Floating point: pull and ILU0 must be bitwise equal to the serial host
+ * reference, so no multiply-add contraction anywhere: nvcc --fmad=false and
+ * hipcc -ffp-contract=off (set in gpu.mk), and ATA_DMUL (never fused) for the
+ * products that feed a subtraction. Double division is IEEE round-to-nearest
+ * on both targets by default. */
+#ifndef ATA_GPU_PORT_H
+#define ATA_GPU_PORT_H
+
+#include <stdint.h>
+
+#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
+/* ------------------------------------------------------------------ HIP */
+#include <hip/hip_runtime.h>
+#define ATA_HIP 1
+#define ATA_WARP 64
+typedef unsigned long long ata_lanemask;
+#pragma clang fp contract(off)
+
+#define ATA_FULL_MASK (~0ull)
+#define ata_ballot(pred) ((ata_lanemask)__ballot((int)(pred)))
+/* __shfl reads from an active lane; width divides the wave (segments). */
+#define ata_shfl(v, src, width) __shfl((v), (src), (width))
+#define ata_shfl_full(v, src) __shfl((v), (src), ATA_WARP)
+#define ata_shfl_xor(v, m, width) __shfl_xor((v), (m), (width))
+
+__device__ __forceinline__ uint32_t ata_ld_acquire(const uint32_t *p)
+{ return __hip_atomic_load(p, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT); }
+__device__ __forceinline__ int ata_ld_acquire_s32(const int *p)
+{ return __hip_atomic_load(p, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT); }
+__device__ __forceinline__ int ata_ld_relaxed_s32(const int *p)
+{ return __hip_atomic_load(p, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); }
+__device__ __forceinline__ void ata_st_release(uint32_t *p, uint32_t v)
+{ __hip_atomic_store(p, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT); }
+__device__ __forceinline__ void ata_red_add_release(int *p, int v)
+{ (void)__hip_atomic_fetch_add(p, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT); }
+__device__ __forceinline__ void ata_red_add_relaxed(int *p, int v)
+{ (void)__hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); }
+__device__ __forceinline__ void ata_fence_acq_rel(void)
+{ __builtin_amdgcn_fence(__ATOMIC_ACQ_REL, "agent"); }
+/* Back-off inside a long spin: fewer polls competing with the producers. */
+__device__ __forceinline__ void ata_pause(void) { __builtin_amdgcn_s_sleep(1); }
+/* The wave executes in lock step; the fence orders the group's global
+ * stores before its later loads (and keeps the compiler from moving them). */
+__device__ __forceinline__ void ata_group_sync(ata_lanemask m)
+{ (void)m; __builtin_amdgcn_fence(__ATOMIC_ACQ_REL, "workgroup"); __builtin_amdgcn_wave_barrier(); }
+/* x += v on a hipMalloc'd (coarse-grained) double: the hardware fp64 add on
+ * gfx90a/gfx940; a CAS loop is what plain atomicAdd would generate. */
+__device__ __forceinline__ void ata_atomic_add_f64(double *p, double v) { (void)unsafeAtomicAdd(p, v); }
+/* Constant-rate real-time counter (100 MHz on gfx90a/gfx940). */
+__device__ __forceinline__ unsigned long long ata_timer(void)
+{ return (unsigned long long)__builtin_amdgcn_s_memrealtime(); }
+#define ATA_TIMER_HZ 100000000.0
+#define ATA_DMUL(a, b) ((a) * (b))
+#define ATA_GRID_CONST
+/* Second argument differs in meaning on HIP (waves per EU): block size only. */
+#define ATA_BOUNDS(threads) __launch_bounds__(threads)
+#define ATA_LAUNCH(kernel, grid, block, shmem, stream, ...) \
+    hipLaunchKernelGGL(kernel, dim3(grid), dim3(block), shmem, (hipStream_t)(stream), __VA_ARGS__)
+typedef hipError_t ata_gpu_err;
+#define ata_gpu_get_last_error hipGetLastError
+#define ata_gpu_success hipSuccess
+#define ata_occupancy hipOccupancyMaxActiveBlocksPerMultiprocessor
+#if defined(__AMDGCN_WAVEFRONT_SIZE) && __AMDGCN_WAVEFRONT_SIZE != 64
+#error "ATA's HIP kernels are built for wave64 targets (gfx90a, gfx940)"
+#endif
+
+#else
+/* ----------------------------------------------------------------- CUDA */
+#include <cuda_runtime.h>
+#define ATA_CUDA 1
+#define ATA_WARP 32
+typedef unsigned int ata_lanemask;
+
+#define ATA_FULL_MASK 0xffffffffu
+#define ata_ballot(pred) __ballot_sync(ATA_FULL_MASK, (pred))
+#define ata_shfl(v, src, width) __shfl_sync(ATA_FULL_MASK, (v), (src), (width))
+#define ata_shfl_full(v, src) __shfl_sync(ATA_FULL_MASK, (v), (src))
+#define ata_shfl_xor(v, m, width) __shfl_xor_sync(ATA_FULL_MASK, (v), (m), (width))
+
+__device__ __forceinline__ uint32_t ata_ld_acquire(const uint32_t *p)
+{
+    uint32_t v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ int ata_ld_acquire_s32(const int *p)
+{
+    int v;
+    asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ int ata_ld_relaxed_s32(const int *p)
+{
+    int v;
+    asm volatile("ld.relaxed.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void ata_st_release(uint32_t *p, uint32_t v)
+{ asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory"); }
+__device__ __forceinline__ void ata_red_add_release(int *p, int v)
+{ asm volatile("red.release.gpu.global.add.s32 [%0], %1;" :: "l"(p), "r"(v) : "memory"); }
+__device__ __forceinline__ void ata_red_add_relaxed(int *p, int v)
+{ asm volatile("red.relaxed.gpu.global.add.s32 [%0], %1;" :: "l"(p), "r"(v) : "memory"); }
+__device__ __forceinline__ void ata_fence_acq_rel(void)
+{ asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+__device__ __forceinline__ void ata_pause(void) { __nanosleep(64); }
+__device__ __forceinline__ void ata_group_sync(ata_lanemask m) { __syncwarp(m); }
+__device__ __forceinline__ void ata_atomic_add_f64(double *p, double v) { (void)atomicAdd(p, v); }
+/* Global nanosecond timer. */
+__device__ __forceinline__ unsigned long long ata_timer(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+#define ATA_TIMER_HZ 1e9
+#define ATA_DMUL(a, b) __dmul_rn((a), (b))
+/* Kernel parameters passed by reference to helpers without a local copy. */
+#define ATA_GRID_CONST __grid_constant__
+/* At least 4 resident blocks per SM: ptxas's own heuristic spills at 40
+ * registers; with this it stays under 48 without spills (5 blocks of 8 warps). */
+#define ATA_BOUNDS(threads) __launch_bounds__(threads, 4)
+#define ATA_LAUNCH(kernel, grid, block, shmem, stream, ...) \
+    kernel<<<(grid), (block), (shmem), (cudaStream_t)(stream)>>>(__VA_ARGS__)
+typedef cudaError_t ata_gpu_err;
+#define ata_gpu_get_last_error cudaGetLastError
+#define ata_gpu_success cudaSuccess
+#define ata_occupancy cudaOccupancyMaxActiveBlocksPerMultiprocessor
+#endif
+
+/* ------------------------------------------------------------ common */
+#define ata_any(pred) (ata_ballot(pred) != 0)
+
+/* Lanes of the group of `G` lanes (a power of two) that holds `lane`. */
+__device__ __forceinline__ ata_lanemask ata_group_mask(int lane, int G)
+{
+    ata_lanemask bits = G >= ATA_WARP ? ATA_FULL_MASK : (((ata_lanemask)1 << G) - 1);
+    return G >= ATA_WARP ? bits : bits << (lane & ~(G - 1));
+}
+
+/* 1 if `pred` holds on every lane of this lane's group (call convergently). */
+__device__ __forceinline__ int ata_group_all(int pred, int lane, int G)
+{
+    ata_lanemask m = ata_group_mask(lane, G);
+    return (ata_ballot(pred) & m) == m;
+}
+
+#endif /* ATA_GPU_PORT_H */

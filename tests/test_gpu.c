@@ -1,0 +1,531 @@
+/* test_gpu.c - the GPU backend (CUDA, or HIP in the HIP build) against the
+ * serial reference through the public API: the CPU runtime's suite (every
+ * policy incl. vendor x pull/push x lower/upper x unit/non-unit, real and
+ * generated matrices, ILU0, plan reuse, many plans, a corrupted plan must
+ * time out) plus sub-warp group widths, graphs on/off, large problems, PCG
+ * and the vector kernels. Pull and ILU0 must be bitwise equal to the
+ * reference; push within 1e-12; vendor (cuSPARSE / hipSPARSE) within a
+ * backward-error bound. Without a device: one loud SKIPPED line, and every
+ * test reports skipped. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "test_util.h"
+#include "plan.h"
+
+#if defined(ATA_HAVE_HIP)
+#define GPU_BACKEND ATA_BACKEND_HIP
+#define GPU_NAME "HIP"
+#define GPU_COUNT_CALL "hipGetDeviceCount"
+#define GPU_FULL_WARP 64
+#else
+#define GPU_BACKEND ATA_BACKEND_CUDA
+#define GPU_NAME "CUDA"
+#define GPU_COUNT_CALL "cudaGetDeviceCount"
+#define GPU_FULL_WARP 32
+#endif
+
+static int have_gpu;
+
+static const ata_policy gpu_policies[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCFREE, ATA_POLICY_CA,
+                                           ATA_POLICY_LA, ATA_POLICY_GREEDY, ATA_POLICY_VENDOR };
+#define NPOL (int)(sizeof gpu_policies / sizeof *gpu_policies)
+#define NPOL_ATA (NPOL - 1)
+
+#define NEED_GPU() do { if (!have_gpu) { skip(); return; } } while (0)
+
+static ata_context *make_ctx(double timeout)
+{
+    ata_context_options o = ata_context_defaults();
+    o.backend = GPU_BACKEND;
+    o.wait_timeout_s = timeout;
+    ata_context *ctx = NULL;
+    TU_OK(ata_context_create(&o, &ctx));
+    assert_int_equal(ata_context_backend(ctx), GPU_BACKEND);
+    return ctx;
+}
+
+/* A context with ATA_GPU_GROUP / ATA_GPU_GRAPH set while it is made (the
+ * backend reads them once, at context creation). */
+static ata_context *make_ctx_env(const char *group, const char *graph)
+{
+    if (group) setenv("ATA_GPU_GROUP", group, 1);
+    if (graph) setenv("ATA_GPU_GRAPH", graph, 1);
+    ata_context *ctx = make_ctx(10);
+    unsetenv("ATA_GPU_GROUP");
+    unsetenv("ATA_GPU_GRAPH");
+    return ctx;
+}
+
+/* Compare one solve with the reference; vendor: backward error. */
+static void check_solution(const ata_csr *A, const char *name, const ata_plan_options *po,
+                           const double *b, const double *x, const double *xr, int n)
+{
+    if (po->policy == ATA_POLICY_VENDOR) {
+        double be = tu_backward_error(A, po->uplo, po->diag, x, b);
+        double ber = tu_backward_error(A, po->uplo, po->diag, xr, b);
+        if (!(be <= 1e-12 || be <= 100 * ber))
+            fail_msg("%s vendor %s uplo=%d diag=%d: backward error %g (reference %g)", name,
+                     po->traversal == ATA_PUSH ? "push" : "pull", po->uplo, po->diag, be, ber);
+    } else if (po->traversal == ATA_PULL) {
+        if (memcmp(x, xr, (size_t)n * sizeof *x) != 0)
+            fail_msg("%s %s pull uplo=%d diag=%d S=%d: not bitwise equal to the reference (rel diff %g)",
+                     name, ata_policy_name(po->policy), po->uplo, po->diag, po->S, tu_rel_diff(x, xr, n));
+    } else {
+        double e = tu_rel_diff(x, xr, n);
+        if (!(e <= 1e-12))
+            fail_msg("%s %s push uplo=%d diag=%d S=%d: rel diff %g > 1e-12", name,
+                     ata_policy_name(po->policy), po->uplo, po->diag, po->S, e);
+    }
+}
+
+/* One matrix through every combination; `npol` policies from the list.
+ * Returns the number of solves checked. */
+static int check_matrix(ata_context *ctx, const ata_csr *A, const char *name, int S, int npol)
+{
+    const int n = A->nrows;
+    double *b = malloc(n * sizeof *b), *xr = malloc(n * sizeof *xr), *x = malloc(n * sizeof *x);
+    tu_random_vec(b, n, 42);
+    int solves = 0;
+    for (int u = 0; u < 2; u++)
+        for (int d = 0; d < 2; d++) {
+            ata_uplo uplo = u ? ATA_UPPER : ATA_LOWER;
+            ata_diag diag = d ? ATA_UNIT : ATA_NON_UNIT;
+            ata_status ref = ata_ref_sptrsv_csr(A, uplo, diag, b, xr);
+            for (int t = 0; t < 2; t++)
+                for (int k = 0; k < npol; k++) {
+                    ata_plan_options po = ata_plan_defaults();
+                    po.policy = gpu_policies[k];
+                    po.S = S;
+                    po.uplo = uplo;
+                    po.diag = diag;
+                    po.traversal = t ? ATA_PUSH : ATA_PULL;
+                    ata_plan *p = NULL;
+                    ata_status st = ata_sptrsv_plan_create(ctx, A, &po, &p);
+                    if (ref == ATA_ERR_NONFINITE) {
+                        /* Overflow: the solve must say so; pull names the same row. */
+                        char want[256];
+                        snprintf(want, sizeof want, "%s", ata_last_error());
+                        TU_OK(st);
+                        assert_int_equal(ata_sptrsv(p, b, x), ATA_ERR_NONFINITE);
+                        if (po.traversal == ATA_PULL && po.policy != ATA_POLICY_VENDOR &&
+                            strcmp(want, ata_last_error()) != 0)
+                            fail_msg("%s: reference says '%s', GPU says '%s'", name, want, ata_last_error());
+                        ata_plan_destroy(p);
+                        assert_int_equal(ata_ref_sptrsv_csr(A, uplo, diag, b, xr), ref);
+                        continue;
+                    }
+                    if (ref != ATA_OK) {
+                        if (st != ref)
+                            fail_msg("%s %s: reference says %s, plan says %s (%s)", name,
+                                     ata_policy_name(po.policy), ata_status_string(ref), ata_status_string(st),
+                                     ata_last_error());
+                        ata_plan_destroy(p);
+                        continue;
+                    }
+                    if (st != ATA_OK)
+                        fail_msg("%s: plan %s: %s", name, ata_policy_name(po.policy), ata_last_error());
+                    ata_plan_info in;
+                    TU_OK(ata_plan_get_info(p, &in));
+                    assert_true(in.c + in.f <= in.m);
+                    if (po.policy == ATA_POLICY_LEVELSET) {
+                        assert_int_equal(in.atasks, in.levels);
+                        assert_int_equal(in.untracked, in.atasks);
+                    }
+                    for (int rep = 0; rep < 2; rep++) {   /* the plan (and its graph) is reused */
+                        memset(x, 0xff, n * sizeof *x);    /* NaN poison */
+                        st = ata_sptrsv(p, b, x);
+                        if (st != ATA_OK)
+                            fail_msg("%s %s %s uplo=%d diag=%d S=%d: %s: %s", name, ata_policy_name(po.policy),
+                                     t ? "push" : "pull", u, d, S, ata_status_string(st), ata_last_error());
+                        check_solution(A, name, &po, b, x, xr, n);
+                        solves++;
+                    }
+                    ata_plan_destroy(p);
+                }
+        }
+    free(b); free(xr); free(x);
+    return solves;
+}
+
+static void test_real_matrices(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    char **files = tu_list("real");
+    if (!files) { skip(); return; }
+    ata_context *ctx = make_ctx(10);
+    int total = 0, mats = 0;
+    for (char **f = files; *f; f++) {
+        ata_csr *A;
+        TU_OK(ata_matrix_read(*f, &A));
+        total += check_matrix(ctx, A, *f, 0, NPOL);
+        total += check_matrix(ctx, A, *f, 3, NPOL);
+        ata_csr_free(A);
+        mats++;
+    }
+    printf("real matrices: %d matrices, %d GPU solves checked\n", mats, total);
+    assert_true(mats >= 10);
+    assert_true(total > 0);
+    ata_context_destroy(ctx);
+    tu_free_list(files);
+}
+
+static const char *const gen_specs[] = { "lap2d:60", "lap2d:40,perm=7", "lap3d:14", "lap3d:12,perm=3",
+                                         "lap3d27:10", "circuit:20000", "circuit:5000,perm=11" };
+#define NGEN (sizeof gen_specs / sizeof *gen_specs)
+
+static void test_generated(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    ata_context *ctx = make_ctx(10);
+    for (size_t s = 0; s < NGEN; s++) {
+        ata_csr *A;
+        TU_OK(ata_gen_from_spec(gen_specs[s], &A));
+        int solves = check_matrix(ctx, A, gen_specs[s], 0, NPOL) + check_matrix(ctx, A, gen_specs[s], 50, NPOL);
+        assert_int_equal(solves, 2 * 2 * 2 * 2 * NPOL * 2);
+        ata_csr_free(A);
+    }
+    ata_context_destroy(ctx);
+}
+
+/* Every sub-warp width (1 lane per row up to the whole warp), with and
+ * without graphs: the same bits. */
+static void test_group_widths(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    const char *widths[] = { "1", "2", "4", "8", "16", GPU_FULL_WARP == 64 ? "64" : "32" };
+    const char *specs[] = { "lap3d:12,perm=3", "circuit:5000", "lap3d27:8" };
+    for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+        for (int graph = 0; graph < 2; graph++) {
+            ata_context *ctx = make_ctx_env(widths[w], graph ? "1" : "0");
+            for (size_t s = 0; s < sizeof specs / sizeof *specs; s++) {
+                ata_csr *A;
+                TU_OK(ata_gen_from_spec(specs[s], &A));
+                char name[96];
+                snprintf(name, sizeof name, "%s (group %s, graph %d)", specs[s], widths[w], graph);
+                check_matrix(ctx, A, name, 40, NPOL_ATA);
+                ata_csr_free(A);
+            }
+            ata_context_destroy(ctx);
+        }
+}
+
+/* Problems that fill the GPU (10^6 unknowns): pull bitwise, push 1e-12. */
+static void test_large(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    const char *specs[] = { "lap3d:100", "lap2d:1000,perm=5", "circuit:1000000" };
+    const ata_policy pols[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCFREE, ATA_POLICY_CA, ATA_POLICY_VENDOR };
+    ata_context *ctx = make_ctx(30);
+    for (size_t s = 0; s < sizeof specs / sizeof *specs; s++) {
+        ata_csr *A;
+        TU_OK(ata_gen_from_spec(specs[s], &A));
+        const int n = A->nrows;
+        double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *xr = malloc(n * sizeof *xr);
+        tu_random_vec(b, n, 5);
+        TU_OK(ata_ref_sptrsv_csr(A, ATA_LOWER, ATA_NON_UNIT, b, xr));
+        for (size_t k = 0; k < sizeof pols / sizeof *pols; k++)
+            for (int t = 0; t < 2; t++) {
+                ata_plan_options po = ata_plan_defaults();
+                po.policy = pols[k];
+                po.traversal = t ? ATA_PUSH : ATA_PULL;
+                ata_plan *p;
+                TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
+                memset(x, 0xff, n * sizeof *x);
+                TU_OK(ata_sptrsv(p, b, x));
+                check_solution(A, specs[s], &po, b, x, xr, n);
+                ata_plan_info in;
+                TU_OK(ata_plan_get_info(p, &in));
+                printf("%-22s %-8s %s: S=%d atasks=%d untracked=%d levels=%d T_l=%.2e T_u=%.2e\n", specs[s],
+                       ata_policy_name(po.policy), t ? "push" : "pull", in.S, in.atasks, in.untracked, in.levels,
+                       in.T_l, in.T_u);
+                ata_plan_destroy(p);
+            }
+        free(b); free(x); free(xr);
+        ata_csr_free(A);
+    }
+    ata_context_destroy(ctx);
+}
+
+static void test_ilu0(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    const char *specs[] = { "lap2d:50", "lap3d:12,perm=9", "circuit:10000", "lap3d27:10" };
+    ata_context *ctx = make_ctx(10);
+    for (size_t s = 0; s < sizeof specs / sizeof *specs; s++) {
+        ata_csr *A, *R;
+        TU_OK(ata_gen_from_spec(specs[s], &A));
+        TU_OK(ata_csr_copy(A, &R));
+        TU_OK(ata_ref_ilu0(R));
+        for (int k = 0; k < NPOL; k++) {
+            ata_plan_options po = ata_plan_defaults();
+            po.policy = gpu_policies[k];
+            po.S = k % 2 ? 0 : 20;
+            ata_csr *LU;
+            ata_status st = ata_spilu0(ctx, A, &po, &LU);
+            if (st != ATA_OK)
+                fail_msg("%s %s: ilu0: %s: %s", specs[s], ata_policy_name(po.policy), ata_status_string(st),
+                         ata_last_error());
+            assert_int_equal(LU->nnz, A->nnz);
+            if (po.policy == ATA_POLICY_VENDOR) {
+                double e = tu_rel_diff(LU->val, R->val, A->nnz);
+                if (!(e <= 1e-10)) fail_msg("%s vendor ilu0: rel diff %g", specs[s], e);
+            } else if (memcmp(LU->val, R->val, A->nnz * sizeof *R->val) != 0) {
+                fail_msg("%s %s: GPU ILU0 differs from the reference (rel diff %g)", specs[s],
+                         ata_policy_name(po.policy), tu_rel_diff(LU->val, R->val, A->nnz));
+            }
+            ata_csr_free(LU);
+        }
+        ata_csr_free(A); ata_csr_free(R);
+    }
+    /* Real matrices: same factors or the same error, naming the row. */
+    char **files = tu_list("real");
+    for (char **f = files; f && *f; f++) {
+        ata_csr *A, *R, *LU = NULL;
+        TU_OK(ata_matrix_read(*f, &A));
+        TU_OK(ata_csr_copy(A, &R));
+        ata_status ref = ata_ref_ilu0(R);
+        for (int k = 0; k < NPOL_ATA; k += 2) {     /* levelset, ca, greedy */
+            ata_plan_options po = ata_plan_defaults();
+            po.policy = gpu_policies[k];
+            ata_status st = ata_spilu0(ctx, A, &po, &LU);
+            if (st != ref)
+                fail_msg("%s %s ilu0: reference %s, GPU %s (%s)", *f, ata_policy_name(po.policy),
+                         ata_status_string(ref), ata_status_string(st), ata_last_error());
+            if (st == ATA_OK) {
+                if (memcmp(LU->val, R->val, A->nnz * sizeof *R->val) != 0)
+                    fail_msg("%s %s: GPU ILU0 differs from the reference", *f, ata_policy_name(po.policy));
+            } else {
+                assert_true(strstr(ata_last_error(), "row") != NULL);
+            }
+            ata_csr_free(LU);
+            LU = NULL;
+        }
+        ata_csr_free(A); ata_csr_free(R);
+    }
+    tu_free_list(files);
+    ata_context_destroy(ctx);
+}
+
+/* A zero pivot is reported with its row, by the ATA kernels. */
+static void test_ilu0_zero_pivot(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    /* [1 1; 1 1]: u_11 = 1 - 1*1 = 0. */
+    ata_csr *A;
+    TU_OK(ata_csr_alloc(2, 2, 4, &A));
+    int rp[] = { 0, 2, 4 }, ci[] = { 0, 1, 0, 1 };
+    memcpy(A->rowptr, rp, sizeof rp);
+    memcpy(A->col, ci, sizeof ci);
+    for (int k = 0; k < 4; k++) A->val[k] = 1;
+    ata_context *ctx = make_ctx(10);
+    for (int k = 0; k < NPOL_ATA; k++) {
+        ata_plan_options po = ata_plan_defaults();
+        po.policy = gpu_policies[k];
+        ata_csr *LU = NULL;
+        assert_int_equal(ata_spilu0(ctx, A, &po, &LU), ATA_ERR_ZERO_PIVOT);
+        assert_non_null(strstr(ata_last_error(), "row 1"));
+        ata_csr_free(LU);
+    }
+    ata_csr_free(A);
+    ata_context_destroy(ctx);
+}
+
+/* Several plans alive at once on one context, interleaved solves. */
+static void test_many_plans(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    ata_context *ctx = make_ctx(10);
+    ata_csr *A;
+    TU_OK(ata_gen_from_spec("lap2d:80,perm=1", &A));
+    const int n = A->nrows, np = 6;
+    ata_plan *plans[6];
+    for (int k = 0; k < np; k++) {
+        ata_plan_options po = ata_plan_defaults();
+        po.policy = gpu_policies[k % NPOL_ATA];
+        po.uplo = k % 2 ? ATA_UPPER : ATA_LOWER;
+        po.traversal = k >= 3 ? ATA_PUSH : ATA_PULL;
+        TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &plans[k]));
+    }
+    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *xr = malloc(n * sizeof *xr);
+    for (int round = 0; round < 20; round++) {
+        int k = (round * 5) % np;
+        tu_random_vec(b, n, round);
+        TU_OK(ata_sptrsv(plans[k], b, x));
+        TU_OK(ata_ref_sptrsv_csr(A, k % 2 ? ATA_UPPER : ATA_LOWER, ATA_NON_UNIT, b, xr));
+        assert_true(tu_rel_diff(x, xr, n) <= (k >= 3 ? 1e-12 : 0));
+    }
+    for (int k = 0; k < np; k++) ata_plan_destroy(plans[k]);
+    free(b); free(x); free(xr);
+    ata_csr_free(A);
+    ata_context_destroy(ctx);
+}
+
+/* A row dropped from the device schedule leaves its successors waiting
+ * forever: the kernel's bounded spin must end the solve with ATA_ERR_TIMEOUT
+ * (never hang the GPU), and the context must still work afterwards. */
+static void test_corrupt_plan_times_out(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    ata_context *ctx = make_ctx(0.2);
+    ata_csr *A;
+    TU_OK(ata_gen_from_spec("lap2d:30", &A));
+    const int n = A->nrows;
+    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *xr = malloc(n * sizeof *xr);
+    tu_random_vec(b, n, 1);
+    TU_OK(ata_ref_sptrsv_csr(A, ATA_LOWER, ATA_NON_UNIT, b, xr));
+    for (int t = 0; t < 2; t++)
+        for (int pol = 0; pol < 2; pol++) {
+            ata_plan_options po = ata_plan_defaults();
+            po.policy = pol ? ATA_POLICY_CA : ATA_POLICY_SYNCFREE;
+            po.S = 20;
+            po.traversal = t ? ATA_PUSH : ATA_PULL;
+            ata_plan *p;
+            TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
+            p->sched.order[1] = p->sched.order[0];      /* row order[1] never runs */
+            TU_OK(p->ctx->ops->plan_upload(p));         /* send the broken schedule */
+            ata_status st = ata_sptrsv(p, b, x);
+            assert_int_equal(st, ATA_ERR_TIMEOUT);
+            assert_non_null(strstr(ata_last_error(), "waited"));
+            ata_plan_destroy(p);
+            TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
+            TU_OK(ata_sptrsv(p, b, x));
+            assert_true(tu_rel_diff(x, xr, n) <= (t ? 1e-12 : 0));
+            ata_plan_destroy(p);
+        }
+    free(b); free(x); free(xr);
+    ata_csr_free(A);
+    ata_context_destroy(ctx);
+}
+
+/* The vector kernels PCG uses, against host arithmetic. */
+static void test_vector_kernels(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    ata_context *ctx = make_ctx(10);
+    const ata_backend_ops *ops = ctx->ops;
+    ata_csr *A;
+    TU_OK(ata_gen_from_spec("lap3d27:20", &A));
+    const int n = A->nrows;
+    double *hx = malloc(n * sizeof *hx), *hy = malloc(n * sizeof *hy), *hr = malloc(n * sizeof *hr);
+    double *dx, *dy;
+    tu_random_vec(hx, n, 3);
+    TU_OK(ops->vec_alloc(ctx, n, &dx));
+    TU_OK(ops->vec_alloc(ctx, n, &dy));
+    TU_OK(ops->vec_upload(ctx, dx, hx, n));
+    void *h;
+    TU_OK(ops->spmv_create(ctx, A, &h));
+    TU_OK(ops->spmv(ctx, h, dx, dy));
+    TU_OK(ops->vec_download(ctx, hy, dy, n));
+    ata_ref_spmv(A, hx, hr);
+    assert_true(tu_rel_diff(hy, hr, n) <= 1e-14);
+    double dot, ref = 0, dot2;
+    for (int i = 0; i < n; i++) ref += hx[i] * hr[i];
+    TU_OK(ops->dot(ctx, n, dx, dy, &dot));
+    TU_OK(ops->dot(ctx, n, dx, dy, &dot2));
+    assert_true(fabs(dot - ref) <= 1e-12 * fabs(ref));
+    assert_memory_equal(&dot, &dot2, sizeof dot);      /* deterministic */
+    TU_OK(ops->axpby(ctx, n, 2.0, dx, -0.5, dy));
+    TU_OK(ops->vec_download(ctx, hy, dy, n));
+    for (int i = 0; i < n; i++) assert_true(hy[i] == 2.0 * hx[i] + -0.5 * hr[i]);
+    ops->spmv_destroy(ctx, h);
+    ops->vec_free(ctx, dx);
+    ops->vec_free(ctx, dy);
+    free(hx); free(hy); free(hr);
+    ata_csr_free(A);
+    ata_context_destroy(ctx);
+}
+
+/* PCG on the device with ATA and vendor triangular solves. */
+static void test_pcg(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    ata_context *ctx = make_ctx(10);
+    ata_csr *A;
+    TU_OK(ata_gen_from_spec("lap2d:100,perm=3", &A));
+    const int n = A->nrows;
+    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x);
+    for (int i = 0; i < n; i++) b[i] = 1;
+    ata_pcg_result ref;
+    ata_pcg_options o = ata_pcg_defaults();
+    TU_OK(ata_pcg(NULL, A, b, x, &o, &ref));
+    const ata_policy pols[] = { ATA_POLICY_CA, ATA_POLICY_SYNCFREE, ATA_POLICY_VENDOR };
+    for (int pc = 0; pc < 2; pc++)
+        for (size_t k = 0; k < sizeof pols / sizeof *pols; k++) {
+            o = ata_pcg_defaults();
+            o.precond = pc ? ATA_PC_IC0 : ATA_PC_ILU0;
+            o.plan.policy = pols[k];
+            ata_pcg_result res;
+            memset(x, 0, n * sizeof *x);
+            ata_status st = ata_pcg(ctx, A, b, x, &o, &res);
+            if (st != ATA_OK) fail_msg("pcg %s: %s: %s", ata_policy_name(pols[k]), ata_status_string(st), ata_last_error());
+            assert_true(res.relres <= 1e-6);
+            if (pc == 0) assert_true(abs(res.iterations - ref.iterations) <= 2);
+            ata_pcg_result_free(&res);
+        }
+    ata_pcg_result_free(&ref);
+    free(b); free(x);
+    ata_csr_free(A);
+    ata_context_destroy(ctx);
+}
+
+static void test_context_errors(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    ata_context_options o = ata_context_defaults();
+    o.backend = GPU_BACKEND;
+    o.device = 999;
+    ata_context *ctx = NULL;
+    assert_int_equal(ata_context_create(&o, &ctx), ATA_ERR_BACKEND);
+    assert_non_null(strstr(ata_last_error(), "999"));
+    assert_true(ata_backend_available(GPU_BACKEND));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_context_errors),
+        cmocka_unit_test(test_vector_kernels),
+        cmocka_unit_test(test_real_matrices),
+        cmocka_unit_test(test_generated),
+        cmocka_unit_test(test_group_widths),
+        cmocka_unit_test(test_ilu0),
+        cmocka_unit_test(test_ilu0_zero_pivot),
+        cmocka_unit_test(test_many_plans),
+        cmocka_unit_test(test_corrupt_plan_times_out),
+        cmocka_unit_test(test_pcg),
+        cmocka_unit_test(test_large),
+    };
+#if defined(ATA_HAVE_CUDA) || defined(ATA_HAVE_HIP)
+    ata_context_options o = ata_context_defaults();
+    o.backend = GPU_BACKEND;
+    ata_context *ctx = NULL;
+    if (ata_context_create(&o, &ctx) == ATA_OK) {
+        have_gpu = 1;
+        ata_context_destroy(ctx);
+    } else {
+        const char *why = ata_last_error();
+        /* The backend's message already names the call when it failed. */
+        if (strstr(why, GPU_COUNT_CALL))
+            fprintf(stderr, "SKIPPED: %s - GPU tests not run\n", why);
+        else
+            fprintf(stderr, "SKIPPED: no %s device (%s: %s) - GPU tests not run\n", GPU_NAME, GPU_COUNT_CALL, why);
+    }
+#else
+    fprintf(stderr, "SKIPPED: this build has no GPU backend (no nvcc found, or CUDA=no; see `make cuda`, "
+                    "`make hip`) - GPU tests not run\n");
+#endif
+    return cmocka_run_group_tests_name("gpu backend (" GPU_NAME ")", tests, NULL, NULL);
+}
