@@ -13,5 +13,6 @@ for t in "$@"; do
   if "$t"; then pass=$((pass+1)); else fail=$((fail+1)); failed+=("$(basename "$t")"); fi
 done
 echo
-echo "test programs: $pass passed, $fail failed${failed:+ (${failed[*]})}"
+echo "programs: $pass passed, $fail failed"
+[ "$fail" -eq 0 ] || echo "failed: ${failed[*]}"
 [ "$fail" -eq 0 ]
