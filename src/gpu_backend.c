@@ -501,7 +501,6 @@ static ata_status gpu_plan_upload(ata_plan *p)
         d->vendor = 1;
     }
     GCHECK(GPU(StreamSynchronize)(g->stream));
-    /* Device memory beyond the matrix: order, flags/counters, cursors. */
     return ATA_OK;
 }
 

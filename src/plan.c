@@ -55,6 +55,7 @@ static ata_status choose_S(ata_plan *p, int *S)
 {
     ata_context *ctx = p->ctx;
     if (p->opt.S > 0) { *S = p->opt.S; return ATA_OK; }
+    if (p->opt.policy == ATA_POLICY_VENDOR) { *S = 1; return ATA_OK; }   /* unused: skip the probes */
     if (ctx->T_l == 0) ATA_TRY(ctx->ops->probe_sync_cost(ctx, &ctx->T_l));
     double T_u;
     ATA_TRY(ctx->ops->probe_task_cost(p, &T_u));
