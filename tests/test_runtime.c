@@ -309,35 +309,10 @@ static void test_many_plans(void **state)
 {
     (void)state;
     ata_context *ctx = make_ctx(2, 10);
-    ata_csr *A;
-    TU_OK(ata_gen_from_spec("lap2d:80,perm=1", &A));
-    const int n = A->nrows, np = 6;
-    ata_plan *plans[6];
-    for (int k = 0; k < np; k++) {
-        ata_plan_options po = ata_plan_defaults();
-        po.policy = cpu_policies[k % NPOL];
-        po.uplo = k % 2 ? ATA_UPPER : ATA_LOWER;
-        po.traversal = k >= 3 ? ATA_PUSH : ATA_PULL;
-        TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &plans[k]));
-    }
-    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *xr = malloc(n * sizeof *xr);
-    for (int round = 0; round < 20; round++) {
-        int k = (round * 5) % np;
-        tu_random_vec(b, n, round);
-        TU_OK(ata_sptrsv(plans[k], b, x));
-        TU_OK(ata_ref_sptrsv_csr(A, k % 2 ? ATA_UPPER : ATA_LOWER, ATA_NON_UNIT, b, xr));
-        assert_true(tu_rel_diff(x, xr, n) <= (k >= 3 ? 1e-12 : 0));
-    }
-    for (int k = 0; k < np; k++) ata_plan_destroy(plans[k]);
-    free(b); free(x); free(xr);
-    ata_csr_free(A);
+    tu_check_many_plans(ctx, cpu_policies, NPOL);
     ata_context_destroy(ctx);
 }
 
-/* A corrupted plan must end with ATA_ERR_TIMEOUT, never hang, and leave the
- * context usable. Push: one column gets a dependency that never arrives.
- * Pull, one worker: a row is made to wait on the last task of the order,
- * which only that same worker could run. */
 static void test_corrupt_plan_times_out(void **state)
 {
     (void)state;

@@ -91,3 +91,29 @@ void tu_random_vec(double *v, int n, uint64_t seed)
         v[i] = (double)(s >> 11) / (double)(1ull << 53) * 2.0 - 1.0;
     }
 }
+
+void tu_check_many_plans(ata_context *ctx, const ata_policy *pols, int npol)
+{
+    ata_csr *A;
+    TU_OK(ata_gen_from_spec("lap2d:80,perm=1", &A));
+    const int n = A->nrows, np = 6;
+    ata_plan *plans[6];
+    for (int k = 0; k < np; k++) {
+        ata_plan_options po = ata_plan_defaults();
+        po.policy = pols[k % npol];
+        po.uplo = k % 2 ? ATA_UPPER : ATA_LOWER;
+        po.traversal = k >= 3 ? ATA_PUSH : ATA_PULL;
+        TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &plans[k]));
+    }
+    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *xr = malloc(n * sizeof *xr);
+    for (int round = 0; round < 20; round++) {
+        int k = (round * 5) % np;
+        tu_random_vec(b, n, round);
+        TU_OK(ata_sptrsv(plans[k], b, x));
+        TU_OK(ata_ref_sptrsv_csr(A, k % 2 ? ATA_UPPER : ATA_LOWER, ATA_NON_UNIT, b, xr));
+        assert_true(tu_rel_diff(x, xr, n) <= (k >= 3 ? 1e-12 : 0));
+    }
+    for (int k = 0; k < np; k++) ata_plan_destroy(plans[k]);
+    free(b); free(x); free(xr);
+    ata_csr_free(A);
+}

@@ -22,6 +22,10 @@ double tu_backward_error(const ata_csr *T, ata_uplo uplo, ata_diag diag,
 double tu_rel_diff(const double *x, const double *y, int n);
 /* Deterministic pseudo-random vector in [-1, 1]. */
 void tu_random_vec(double *v, int n, uint64_t seed);
+/* Several plans (policies pols[0..npol), lower/upper, pull/push) alive at
+ * once on ctx, solves interleaved, each checked against the reference: pull
+ * bitwise, push within 1e-12. Shared by the CPU and GPU suites. */
+void tu_check_many_plans(ata_context *ctx, const ata_policy *pols, int npol);
 /* Assert a status with the library's detail in the failure message. */
 #define TU_OK(expr) do { ata_status s_ = (expr); if (s_ != ATA_OK) \
     fail_msg("%s -> %s: %s", #expr, ata_status_string(s_), ata_last_error()); } while (0)
