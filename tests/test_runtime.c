@@ -313,6 +313,10 @@ static void test_many_plans(void **state)
     ata_context_destroy(ctx);
 }
 
+/* A corrupted plan must end with ATA_ERR_TIMEOUT, never hang, and leave the
+ * context usable. Push: one column gets a dependency that never arrives.
+ * Pull, one worker: a row is made to wait on the last task of the order,
+ * which only that same worker could run. */
 static void test_corrupt_plan_times_out(void **state)
 {
     (void)state;
