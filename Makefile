@@ -15,7 +15,9 @@ OPT      ?= -O2
 CUDA     ?= auto
 
 CPPFLAGS += -Iinclude -Isrc -Imatrices -Isolvers -I/usr/include/suitesparse -D_GNU_SOURCE
-CFLAGS   += -std=c11 $(OPT) -g -Wall -Wextra -fPIC -pthread
+# No FMA contraction: the reference and the GPU kernels round the same way
+# (bitwise-equal pull and ILU0), whatever the compiler's default.
+CFLAGS   += -std=c11 $(OPT) -g -Wall -Wextra -fPIC -pthread -ffp-contract=off
 LDLIBS   += -lcholmod -lrbio -lsuitesparseconfig -larchive -lmetis -lpthread -lm
 ifneq ($(SANITIZE),)
 CFLAGS   += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer

@@ -140,6 +140,9 @@ typedef struct {
     double wait_timeout_s;  /* bound on any dependency wait; default 10 s */
 } ata_context_options;
 
+/* A context and its plans are used by one thread at a time (the context's
+ * workers or device stream are shared by its plans); use one context per
+ * caller thread for concurrent solves. */
 typedef struct ata_context ata_context;
 
 ata_context_options ata_context_defaults(void);

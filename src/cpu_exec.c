@@ -9,10 +9,14 @@
  * across cores and cost more in cache transfers than the second core gave
  * (measured: 2 threads no faster than 1 on a 3D Laplacian).
  * Tracked atasks wait on predecessors; untracked ones never wait (their
- * predecessors finished before the barrier). Every wait is bounded.
+ * predecessors finished before the barrier): they trust the plan, so a
+ * corrupted plan is caught (as a timeout) only where tracking happens.
+ * Every dependency wait is bounded; barriers leave on abort.
  * Deadlock freedom: each worker visits its positions in increasing SET order;
  * the smallest unfinished position overall is its worker's current one, and
- * its predecessors stand earlier, so are finished: it always proceeds. */
+ * its predecessors stand earlier, so are finished: it always proceeds. If
+ * that worker sits at a barrier instead, everything before the barrier is
+ * finished, so all workers reach it and it opens. */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -53,9 +57,14 @@ static int wait_u32(exec_job *J, atomic_uint *f, uint32_t want, int row, int dep
         double now = cpu_now();
         if (t0 == 0) t0 = now;
         else if (now - t0 > J->ctl.deadline_s) {
-            atomic_store_explicit(&J->stuck_row, row, memory_order_relaxed);
-            atomic_store_explicit(&J->stuck_dep, dep, memory_order_relaxed);
-            atomic_store_explicit(&J->ctl.abort, 1, memory_order_relaxed);
+            /* Only the first to time out names the row: the others may be
+             * waiting on it in turn. The pool's join orders these stores
+             * before the caller reads them. */
+            int expect = 0;
+            if (atomic_compare_exchange_strong(&J->ctl.abort, &expect, 1)) {
+                atomic_store_explicit(&J->stuck_row, row, memory_order_relaxed);
+                atomic_store_explicit(&J->stuck_dep, dep, memory_order_relaxed);
+            }
             return -1;
         }
     }
@@ -97,7 +106,8 @@ static int pull_block(exec_job *J, int k0, int k1, int tracked)
     const ata_plan *p = J->p;
     const int *restrict Tp = p->T->rowptr, *restrict Tj = p->T->col, *restrict order = p->sched.order;
     const double *restrict Tx = p->T->val, *restrict b = J->b;
-    double *restrict xp = p->dev, *restrict x = J->x;
+    double *xp = p->dev;    /* not restrict: other workers write it */
+    double *restrict x = J->x;
     atomic_uint *done = (atomic_uint *)p->done;
     const uint32_t epoch = J->epoch;
     const int nonunit = p->opt.diag == ATA_NON_UNIT, lower = p->opt.uplo == ATA_LOWER;

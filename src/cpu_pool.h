@@ -19,7 +19,7 @@ void cpu_pool_run(cpu_pool *pool, cpu_job_fn fn, void *arg);
 /* Bounded waiting shared by executors and barriers. */
 typedef struct {
     atomic_int abort;       /* set once by whoever times out */
-    double deadline_s;      /* per wait */
+    double deadline_s;      /* per dependency wait */
 } cpu_wait_ctl;
 
 double cpu_now(void);
@@ -33,8 +33,8 @@ typedef struct {
 } cpu_barrier;
 
 void cpu_barrier_init(cpu_barrier *b, int n);
-/* 0 when all arrived; -1 if ctl->abort was set or the wait timed out
- * (then ctl->abort is set too, so every worker leaves). */
+/* 0 when all arrived; -1 if ctl->abort was set (a bounded dependency wait
+ * timed out somewhere), so every worker leaves. */
 int cpu_barrier_wait(cpu_barrier *b, int *local_sense, cpu_wait_ctl *ctl);
 
 #endif
