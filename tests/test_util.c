@@ -117,3 +117,110 @@ void tu_check_many_plans(ata_context *ctx, const ata_policy *pols, int npol)
     free(b); free(x); free(xr);
     ata_csr_free(A);
 }
+
+void tu_check_solution(const ata_csr *A, const char *name, const ata_plan_options *po,
+                           const double *b, const double *x, const double *xr, int n)
+{
+    if (po->policy == ATA_POLICY_VENDOR) {
+        double be = tu_backward_error(A, po->uplo, po->diag, x, b);
+        double ber = tu_backward_error(A, po->uplo, po->diag, xr, b);
+        if (!(be <= 1e-12 || be <= 100 * ber))
+            fail_msg("%s vendor %s uplo=%d diag=%d: backward error %g (reference %g)", name,
+                     po->traversal == ATA_PUSH ? "push" : "pull", po->uplo, po->diag, be, ber);
+    } else if (po->traversal == ATA_PULL) {
+        if (memcmp(x, xr, (size_t)n * sizeof *x) != 0)
+            fail_msg("%s %s pull uplo=%d diag=%d S=%d: not bitwise equal to the reference (rel diff %g)",
+                     name, ata_policy_name(po->policy), po->uplo, po->diag, po->S, tu_rel_diff(x, xr, n));
+    } else {
+        double e = tu_rel_diff(x, xr, n);
+        if (!(e <= 1e-12))
+            fail_msg("%s %s push uplo=%d diag=%d S=%d: rel diff %g > 1e-12", name,
+                     ata_policy_name(po->policy), po->uplo, po->diag, po->S, e);
+    }
+}
+
+/* Statistics every plan must satisfy, whatever the backend. */
+static void check_info(const ata_plan *p, const ata_plan_options *po, const char *name, int n, int S)
+{
+    ata_plan_info in;
+    TU_OK(ata_plan_get_info(p, &in));
+    assert_true(in.c + in.f <= in.m);
+    if (po->policy == ATA_POLICY_LEVELSET) {
+        assert_int_equal(in.atasks, in.levels);
+        assert_int_equal(in.f, 0);
+        assert_int_equal(in.untracked, in.atasks);
+    }
+    if (po->policy == ATA_POLICY_SYNCFREE) {
+        assert_int_equal(in.atasks, n > 0);
+        assert_int_equal(in.c, 0);
+        assert_true(in.f == in.m);
+    }
+    /* 4-5 words per row plus one per level-run and ~1.25 per atask
+     * (README); a tiny fixed S makes runs and atasks every few rows, so the
+     * bound is checked for auto S. */
+    if (S == 0 && in.plan_bytes > (size_t)7 * sizeof(int) * (n + 1) + 64)
+        fail_msg("%s: plan uses %zu bytes for %d rows", name, in.plan_bytes, n);
+}
+
+int tu_check_sweep(ata_context *ctx, const ata_csr *A, const char *name, int S,
+                   const ata_policy *pols, int npol)
+{
+    const int n = A->nrows;
+    double *b = malloc(n * sizeof *b), *xr = malloc(n * sizeof *xr), *x = malloc(n * sizeof *x);
+    tu_random_vec(b, n, 42);
+    int solves = 0;
+    for (int u = 0; u < 2; u++)
+        for (int d = 0; d < 2; d++) {
+            ata_uplo uplo = u ? ATA_UPPER : ATA_LOWER;
+            ata_diag diag = d ? ATA_UNIT : ATA_NON_UNIT;
+            ata_status ref = ata_ref_sptrsv_csr(A, uplo, diag, b, xr);
+            for (int t = 0; t < 2; t++)
+                for (int k = 0; k < npol; k++) {
+                    ata_plan_options po = ata_plan_defaults();
+                    po.policy = pols[k];
+                    po.S = S;
+                    po.uplo = uplo;
+                    po.diag = diag;
+                    po.traversal = t ? ATA_PUSH : ATA_PULL;
+                    ata_plan *p = NULL;
+                    ata_status st = ata_sptrsv_plan_create(ctx, A, &po, &p);
+                    if (ref == ATA_ERR_NONFINITE) {
+                        /* Overflow: the solve must say so; pull names the same row. */
+                        char want[256];
+                        snprintf(want, sizeof want, "%s", ata_last_error());
+                        TU_OK(st);
+                        assert_int_equal(ata_sptrsv(p, b, x), ATA_ERR_NONFINITE);
+                        if (po.traversal == ATA_PULL && po.policy != ATA_POLICY_VENDOR &&
+                            strcmp(want, ata_last_error()) != 0)
+                            fail_msg("%s: reference says '%s', runtime says '%s'", name, want, ata_last_error());
+                        ata_plan_destroy(p);
+                        assert_int_equal(ata_ref_sptrsv_csr(A, uplo, diag, b, xr), ref);
+                        continue;
+                    }
+                    if (ref != ATA_OK) {
+                        /* Unusable diagonal: the plan must refuse it the same way. */
+                        if (st != ref)
+                            fail_msg("%s %s: reference says %s, plan says %s (%s)", name,
+                                     ata_policy_name(po.policy), ata_status_string(ref), ata_status_string(st),
+                                     ata_last_error());
+                        ata_plan_destroy(p);
+                        continue;
+                    }
+                    if (st != ATA_OK)
+                        fail_msg("%s: plan %s: %s", name, ata_policy_name(po.policy), ata_last_error());
+                    check_info(p, &po, name, n, S);
+                    for (int rep = 0; rep < 2; rep++) {   /* the plan is reused */
+                        memset(x, 0xff, n * sizeof *x);    /* NaN poison */
+                        st = ata_sptrsv(p, b, x);
+                        if (st != ATA_OK)
+                            fail_msg("%s %s %s uplo=%d diag=%d S=%d: %s: %s", name, ata_policy_name(po.policy),
+                                     t ? "push" : "pull", u, d, S, ata_status_string(st), ata_last_error());
+                        tu_check_solution(A, name, &po, b, x, xr, n);
+                        solves++;
+                    }
+                    ata_plan_destroy(p);
+                }
+        }
+    free(b); free(xr); free(x);
+    return solves;
+}

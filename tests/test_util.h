@@ -22,6 +22,20 @@ double tu_backward_error(const ata_csr *T, ata_uplo uplo, ata_diag diag,
 double tu_rel_diff(const double *x, const double *y, int n);
 /* Deterministic pseudo-random vector in [-1, 1]. */
 void tu_random_vec(double *v, int n, uint64_t seed);
+/* One solve x of T x = b against the reference xr, by the rule for its
+ * policy and traversal: pull bitwise, push within 1e-12, vendor within a
+ * backward-error bound. */
+void tu_check_solution(const ata_csr *A, const char *name, const ata_plan_options *po,
+                       const double *b, const double *x, const double *xr, int n);
+/* One matrix through policies pols[0..npol) x pull/push x lower/upper x
+ * unit/non-unit with adaptive-task size S (0: auto), every plan solved
+ * twice: pull bitwise equal to the serial reference, push within 1e-12,
+ * vendor within a backward-error bound; a reference error (unusable
+ * diagonal, overflow) must come back the same way. Plan statistics are
+ * checked too. Returns the number of solves checked. Shared by the CPU and
+ * GPU suites. */
+int tu_check_sweep(ata_context *ctx, const ata_csr *A, const char *name, int S,
+                   const ata_policy *pols, int npol);
 /* Several plans (policies pols[0..npol), lower/upper, pull/push) alive at
  * once on ctx, solves interleaved, each checked against the reference: pull
  * bitwise, push within 1e-12. Shared by the CPU and GPU suites. */
