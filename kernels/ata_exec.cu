@@ -229,7 +229,7 @@ __device__ __forceinline__ int find_col(const int *idx, int lo, int hi, int c)
     return -1;
 }
 
-/* Row i of ILU0 (IKJ, as solvers/ilu0_row.h) by the G lanes of one group;
+/* Row i of ILU0 (IKJ, as src/ilu0_row.h) by the G lanes of one group;
  * group-uniform control flow, called in a branch taken by whole groups. */
 __device__ __forceinline__ void ilu0_row_group(const ata_gpu_args &a, int lo, int di,
                                                int hi, const warp_ctx &w, ata_lanemask gm)

@@ -46,9 +46,9 @@ static ata_status cpu_probe_sync_cost(ata_context *ctx, double *T_l)
     J.ctl.deadline_s = ctx->wait_timeout_s;
     cpu_pool_run(ctx->pool, probe_worker, &J);    /* warm-up */
     cpu_barrier_init(&J.bar, cpu_pool_size(ctx->pool));
-    double t0 = cpu_now();
+    double t0 = clock_now();
     cpu_pool_run(ctx->pool, probe_worker, &J);
-    double t = (cpu_now() - t0) / J.rounds;
+    double t = (clock_now() - t0) / J.rounds;
     *T_l = t > 1e-8 ? t : 1e-8;
     return ATA_OK;
 }
@@ -59,13 +59,13 @@ static ata_status cpu_probe_task_cost(ata_plan *p, double *T_u)
     const ata_csr *T = p->T;
     double *x = calloc((size_t)p->n + 1, sizeof *x);
     if (!x) return ata_fail(ATA_ERR_NOMEM, "probe: out of memory");
-    double t0 = cpu_now();
+    double t0 = clock_now();
     for (int i = 0; i < p->n; i++) {
         double s = 1;
         for (int q = T->rowptr[i]; q < T->rowptr[i + 1]; q++) s -= T->val[q] * x[T->col[q]];
         x[i] = s;
     }
-    double t = (cpu_now() - t0) / (p->n ? p->n : 1);
+    double t = (clock_now() - t0) / (p->n ? p->n : 1);
     free(x);
     *T_u = t > 1e-10 ? t : 1e-10;
     return ATA_OK;

@@ -54,7 +54,7 @@ static int wait_u32(exec_job *J, atomic_uint *f, uint32_t want, int row, int dep
         cpu_relax(spins);
         if ((spins & 1023) != 1023) continue;
         if (atomic_load_explicit(&J->ctl.abort, memory_order_relaxed)) return -1;
-        double now = cpu_now();
+        double now = clock_now();
         if (t0 == 0) t0 = now;
         else if (now - t0 > J->ctl.deadline_s) {
             /* Only the first to time out names the row: the others may be

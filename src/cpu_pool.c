@@ -31,13 +31,6 @@ struct cpu_pool {
 
 typedef struct { cpu_pool *pool; int tid; } worker_arg;
 
-double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
 void cpu_relax(unsigned spins)
 {
     if (spins < 64) CPU_PAUSE();

@@ -5,6 +5,7 @@
 #define ATA_CPU_POOL_H
 #include <stdatomic.h>
 #include "ata.h"
+#include "clock.h"
 
 typedef struct cpu_pool cpu_pool;
 typedef void (*cpu_job_fn)(void *arg, int tid, int nthreads);
@@ -22,7 +23,6 @@ typedef struct {
     double deadline_s;      /* per dependency wait */
 } cpu_wait_ctl;
 
-double cpu_now(void);
 void cpu_relax(unsigned spins);  /* pause, then yield after a while */
 
 /* Sense-reversing barrier among n workers of one job. */

@@ -88,7 +88,7 @@ static ata_status init_dependency_state(ata_plan *p, int preds, ata_uplo uplo)
 ata_status plan_analyse(ata_context *ctx, ata_csr *T, int kind,
                         const ata_plan_options *opt, ata_plan **out)
 {
-    double t0 = cpu_now();
+    double t0 = clock_now();
     ata_plan *p = calloc(1, sizeof *p);
     if (!p) { ata_csr_free(T); return ata_fail(ATA_ERR_NOMEM, "plan: out of memory"); }
     p->ctx = ctx;
@@ -146,7 +146,7 @@ ata_status plan_analyse(ata_context *ctx, ata_csr *T, int kind,
         if ((st = ctx->ops->vec_alloc(ctx, (size_t)p->n, &p->vb)) != ATA_OK) goto fail;
         if ((st = ctx->ops->vec_alloc(ctx, (size_t)p->n, &p->vx)) != ATA_OK) goto fail;
     }
-    in->analysis_s = cpu_now() - t0;
+    in->analysis_s = clock_now() - t0;
     *out = p;
     return ATA_OK;
 fail:
