@@ -20,6 +20,14 @@ extern "C" {
 
 #define ATA_VERSION_STRING "0.1.0"
 
+/* Every public function carries ATA_API: the library is built with hidden
+ * visibility, so only what this header declares is exported. */
+#if defined(__GNUC__) || defined(__clang__)
+#define ATA_API __attribute__((visibility("default")))
+#else
+#define ATA_API
+#endif
+
 /* ------------------------------------------------------------------ */
 /* Status                                                              */
 /* ------------------------------------------------------------------ */
@@ -46,9 +54,9 @@ typedef enum {
 } ata_status;
 
 /* Fixed text of a status code. */
-const char *ata_status_string(ata_status s);
+ATA_API const char *ata_status_string(ata_status s);
 /* Detail of the last failure on the calling thread ("" if none). */
-const char *ata_last_error(void);
+ATA_API const char *ata_last_error(void);
 
 /* ------------------------------------------------------------------ */
 /* Matrices                                                            */
@@ -63,45 +71,45 @@ typedef struct ata_csr {
     double *val;    /* nnz */
 } ata_csr;
 
-ata_status ata_csr_alloc(int nrows, int ncols, int nnz, ata_csr **out);
-void ata_csr_free(ata_csr *A);
-ata_status ata_csr_copy(const ata_csr *A, ata_csr **out);
+ATA_API ata_status ata_csr_alloc(int nrows, int ncols, int nnz, ata_csr **out);
+ATA_API void ata_csr_free(ata_csr *A);
+ATA_API ata_status ata_csr_copy(const ata_csr *A, ata_csr **out);
 /* Structural and numerical check: sizes, sorted in-range columns, finite
  * values. `what` names the matrix in the error message (e.g. a file). */
-ata_status ata_csr_validate(const ata_csr *A, const char *what);
-ata_status ata_csr_transpose(const ata_csr *A, ata_csr **out);
+ATA_API ata_status ata_csr_validate(const ata_csr *A, const char *what);
+ATA_API ata_status ata_csr_transpose(const ata_csr *A, ata_csr **out);
 /* Lower (upper) triangle including the diagonal. */
-ata_status ata_csr_tril(const ata_csr *A, ata_csr **out);
-ata_status ata_csr_triu(const ata_csr *A, ata_csr **out);
+ATA_API ata_status ata_csr_tril(const ata_csr *A, ata_csr **out);
+ATA_API ata_status ata_csr_triu(const ata_csr *A, ata_csr **out);
 /* Every row has a stored, nonzero, finite diagonal: else MISSING_DIAG or
  * ZERO_PIVOT naming the first bad row. Requires square. */
-ata_status ata_csr_check_diag(const ata_csr *A, const char *what);
+ATA_API ata_status ata_csr_check_diag(const ata_csr *A, const char *what);
 /* B = P A P^T with new index perm[old] ... B(perm[i], perm[j]) = A(i, j). */
-ata_status ata_csr_permute_sym(const ata_csr *A, const int *perm, ata_csr **out);
+ATA_API ata_status ata_csr_permute_sym(const ata_csr *A, const int *perm, ata_csr **out);
 /* perm[i] = image of i, a uniformly random permutation from `seed`. */
-ata_status ata_random_perm(int n, uint64_t seed, int **perm_out);
+ATA_API ata_status ata_random_perm(int n, uint64_t seed, int **perm_out);
 /* 1 if A equals A^T in pattern and values. */
-int ata_csr_is_symmetric(const ata_csr *A);
+ATA_API int ata_csr_is_symmetric(const ata_csr *A);
 
 /* Read a matrix: Matrix Market (.mtx, .mtx.gz; coordinate real, integer or
  * pattern; general, symmetric or skew-symmetric), Rutherford-Boeing (.rb,
  * .rua, .rsa), or a SuiteSparse Matrix Collection archive (.tar.gz holding
  * NAME/NAME.mtx). Symmetric storage is expanded to both triangles. Checks
  * at the door: header, sizes, index range, duplicates, NaN/Inf, empty. */
-ata_status ata_matrix_read(const char *path, ata_csr **out);
+ATA_API ata_status ata_matrix_read(const char *path, ata_csr **out);
 /* Write Matrix Market coordinate real general. */
-ata_status ata_matrix_write_mtx(const char *path, const ata_csr *A);
+ATA_API ata_status ata_matrix_write_mtx(const char *path, const ata_csr *A);
 
 /* Generators (natural ordering). */
-ata_status ata_gen_laplace2d(int nx, int ny, ata_csr **out);            /* 5-point */
-ata_status ata_gen_laplace3d(int nx, int ny, int nz, int points, ata_csr **out); /* 7 or 27 */
+ATA_API ata_status ata_gen_laplace2d(int nx, int ny, ata_csr **out);            /* 5-point */
+ATA_API ata_status ata_gen_laplace3d(int nx, int ny, int nz, int points, ata_csr **out); /* 7 or 27 */
 /* Circuit-like: a resistor-network nodal matrix (symmetric, strictly
  * diagonally dominant, SPD), sparse and irregular with hub nodes, whose
  * lower triangle gives an L-shaped DAG. */
-ata_status ata_gen_circuit(int n, uint64_t seed, ata_csr **out);
+ATA_API ata_status ata_gen_circuit(int n, uint64_t seed, ata_csr **out);
 /* Parse "lap2d:NX[xNY]", "lap3d:N[xNyxNz]", "lap3d27:N", "circuit:N" with
  * an optional ",perm=SEED" (random symmetric permutation). */
-ata_status ata_gen_from_spec(const char *spec, ata_csr **out);
+ATA_API ata_status ata_gen_from_spec(const char *spec, ata_csr **out);
 
 /* ------------------------------------------------------------------ */
 /* Serial reference (the oracle every backend is tested against)       */
@@ -111,17 +119,17 @@ typedef enum { ATA_NON_UNIT = 0, ATA_UNIT = 1 } ata_diag;
 
 /* Pull over CSR: T holds at least the `uplo` triangle (other entries are
  * ignored). Non-unit needs every diagonal stored and nonzero. */
-ata_status ata_ref_sptrsv_csr(const ata_csr *T, ata_uplo uplo, ata_diag diag,
+ATA_API ata_status ata_ref_sptrsv_csr(const ata_csr *T, ata_uplo uplo, ata_diag diag,
                               const double *b, double *x);
 /* Push over CSC: Tc is the CSC of the triangular matrix (CSR of T^T). */
-ata_status ata_ref_sptrsv_csc(const ata_csr *Tc, ata_uplo uplo, ata_diag diag,
+ATA_API ata_status ata_ref_sptrsv_csc(const ata_csr *Tc, ata_uplo uplo, ata_diag diag,
                               const double *b, double *x);
 /* ILU0 in place on A's pattern (row-oriented left-looking, IKJ): afterwards
  * the strict lower part is L (unit diagonal implied) and the upper part
  * with the diagonal is U. Zero pivot -> ATA_ERR_ZERO_PIVOT naming the row. */
-ata_status ata_ref_ilu0(ata_csr *A);
+ATA_API ata_status ata_ref_ilu0(ata_csr *A);
 /* y = A x */
-void ata_ref_spmv(const ata_csr *A, const double *x, double *y);
+ATA_API void ata_ref_spmv(const ata_csr *A, const double *x, double *y);
 
 /* ------------------------------------------------------------------ */
 /* Runtime: context, policies, plans                                   */
@@ -145,15 +153,15 @@ typedef struct {
  * caller thread for concurrent solves. */
 typedef struct ata_context ata_context;
 
-ata_context_options ata_context_defaults(void);
-ata_status ata_context_create(const ata_context_options *opt, ata_context **out);
-void ata_context_destroy(ata_context *ctx);
-ata_backend ata_context_backend(const ata_context *ctx);
-int ata_context_threads(const ata_context *ctx);
-const char *ata_backend_name(ata_backend b);
-ata_status ata_backend_from_name(const char *name, ata_backend *out);
+ATA_API ata_context_options ata_context_defaults(void);
+ATA_API ata_status ata_context_create(const ata_context_options *opt, ata_context **out);
+ATA_API void ata_context_destroy(ata_context *ctx);
+ATA_API ata_backend ata_context_backend(const ata_context *ctx);
+ATA_API int ata_context_threads(const ata_context *ctx);
+ATA_API const char *ata_backend_name(ata_backend b);
+ATA_API ata_status ata_backend_from_name(const char *name, ata_backend *out);
 /* 1 if this build has the backend and a device for it. */
-int ata_backend_available(ata_backend b);
+ATA_API int ata_backend_available(ata_backend b);
 
 typedef enum {
     ATA_POLICY_LEVELSET = 0, /* one adaptive task per level, barrier between */
@@ -165,8 +173,8 @@ typedef enum {
     ATA_POLICY_COUNT
 } ata_policy;
 
-const char *ata_policy_name(ata_policy p);
-ata_status ata_policy_from_name(const char *name, ata_policy *out);
+ATA_API const char *ata_policy_name(ata_policy p);
+ATA_API ata_status ata_policy_from_name(const char *name, ata_policy *out);
 
 typedef enum { ATA_PULL = 0, ATA_PUSH = 1 } ata_traversal; /* CSR / CSC */
 
@@ -179,17 +187,17 @@ typedef struct {
     ata_traversal traversal;
 } ata_plan_options;
 
-ata_plan_options ata_plan_defaults(void);
+ATA_API ata_plan_options ata_plan_defaults(void);
 
 typedef struct ata_plan ata_plan;
 
 /* Analysis: T holds at least the `uplo` triangle (other entries ignored);
  * the plan keeps its own copy of what it needs, T may be freed after. */
-ata_status ata_sptrsv_plan_create(ata_context *ctx, const ata_csr *T,
+ATA_API ata_status ata_sptrsv_plan_create(ata_context *ctx, const ata_csr *T,
                                   const ata_plan_options *opt, ata_plan **out);
 /* Solve T x = b. b and x are host arrays of length n (may not alias). */
-ata_status ata_sptrsv(ata_plan *plan, const double *b, double *x);
-void ata_plan_destroy(ata_plan *plan);
+ATA_API ata_status ata_sptrsv(ata_plan *plan, const double *b, double *x);
+ATA_API void ata_plan_destroy(ata_plan *plan);
 
 typedef struct {
     int n;
@@ -213,16 +221,16 @@ typedef struct {
     ata_traversal traversal;
 } ata_plan_info;
 
-ata_status ata_plan_get_info(const ata_plan *plan, ata_plan_info *info);
+ATA_API ata_status ata_plan_get_info(const ata_plan *plan, ata_plan_info *info);
 
 /* ILU0 through the runtime (pull, row DAG of A's lower pattern). A must be
  * square with every diagonal stored. `opt` gives policy and S (uplo, diag
  * and traversal are ignored). *LU gets the factors in one CSR on A's pattern
  * (strict lower: L with unit diagonal; upper with diagonal: U). */
-ata_status ata_spilu0(ata_context *ctx, const ata_csr *A,
+ATA_API ata_status ata_spilu0(ata_context *ctx, const ata_csr *A,
                       const ata_plan_options *opt, ata_csr **LU);
 /* Same, overwriting A's values. */
-ata_status ata_spilu0_inplace(ata_context *ctx, ata_csr *A,
+ATA_API ata_status ata_spilu0_inplace(ata_context *ctx, ata_csr *A,
                               const ata_plan_options *opt);
 
 /* ------------------------------------------------------------------ */
@@ -254,13 +262,13 @@ typedef struct {
     ata_plan_info L_info, U_info;
 } ata_pcg_result;
 
-ata_pcg_options ata_pcg_defaults(void);
+ATA_API ata_pcg_options ata_pcg_defaults(void);
 /* Solve A x = b. A square, symmetric positive definite expected. */
-ata_status ata_pcg(ata_context *ctx, const ata_csr *A, const double *b,
+ATA_API ata_status ata_pcg(ata_context *ctx, const ata_csr *A, const double *b,
                    double *x, const ata_pcg_options *opt, ata_pcg_result *res);
-void ata_pcg_result_free(ata_pcg_result *res);
-const char *ata_precond_name(ata_precond p);
-const char *ata_reorder_name(ata_reorder r);
+ATA_API void ata_pcg_result_free(ata_pcg_result *res);
+ATA_API const char *ata_precond_name(ata_precond p);
+ATA_API const char *ata_reorder_name(ata_reorder r);
 
 #ifdef __cplusplus
 }
