@@ -97,6 +97,24 @@ ATA_API int ata_csr_is_symmetric(const ata_csr *A);
  * NAME/NAME.mtx). Symmetric storage is expanded to both triangles. Checks
  * at the door: header, sizes, index range, duplicates, NaN/Inf, empty. */
 ATA_API ata_status ata_matrix_read(const char *path, ata_csr **out);
+/* Reading options (ata_read_defaults() gives the defaults). */
+typedef struct {
+    int sum_duplicates;     /* 0 (default): a repeated entry is an error naming
+                               both; 1: repeated entries are added, in file
+                               order (MATLAB sparse(), PETSc ADD_VALUES).
+                               Matrix Market only: RBio rejects duplicates. */
+    size_t max_input_bytes; /* cap on decompressed data (.gz, archives); 0:
+                               $ATA_MAX_INPUT_BYTES, else 1/4 of physical memory */
+} ata_read_options;
+ATA_API ata_read_options ata_read_defaults(void);
+/* ata_matrix_read with options; opt NULL means the defaults. */
+ATA_API ata_status ata_matrix_read_opts(const char *path, const ata_read_options *opt, ata_csr **out);
+/* COO -> CSR (CSparse's cs_compress), 0-based: every entry checked (range,
+ * finite) before anything is sized by it, columns sorted; repeated
+ * (row, column) are summed in input order if sum_duplicates, else an
+ * ATA_ERR_DUPLICATE naming both entries. */
+ATA_API ata_status ata_csr_from_coo(int nrows, int ncols, int nnz, const int *row, const int *col,
+                                    const double *val, int sum_duplicates, ata_csr **out);
 /* Write Matrix Market coordinate real general. */
 ATA_API ata_status ata_matrix_write_mtx(const char *path, const ata_csr *A);
 

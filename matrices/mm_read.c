@@ -1,14 +1,15 @@
-/* mm_read.c - ata_matrix_read: Matrix Market through CHOLMOD,
+/* mm_read.c - ata_matrix_read: Matrix Market by our own one-pass reader,
  * Rutherford-Boeing through RBio, compressed files and SuiteSparse Matrix
  * Collection archives through libarchive.
  *
- * CHOLMOD parses, but it is lenient where this library must not be: it
- * reads a missing or unparsable value as 1, ignores entries beyond the
- * declared count, accepts a 'complex' header with real data and a 3x4
- * 'symmetric' matrix, and its failures say only "invalid format". So every
- * Matrix Market text also goes through mm_lint, a line-by-line check of our
- * own that names the line and entry at fault, before CHOLMOD sees it;
- * duplicates are found while the triplets are sorted into CSR. Every
+ * Matrix Market text is read once, line by line: every entry is checked
+ * as it is read (the message names the line and entry at fault) and kept
+ * as a triplet, then assembled into CSR by counting sorts, where repeated
+ * entries are found (or summed, on request). Nothing is sized by a header
+ * before the file has shown it holds what the header claims: triplet
+ * arrays grow with the entries present, rows and columns are bounded by
+ * the entry count, Rutherford-Boeing counts are checked against the file
+ * size before RBio sees them, and decompressed data is capped. Every
  * message starts with the file. */
 #include "RBio.h"               /* first: it sets the large-file macros */
 #include <archive.h>
@@ -21,13 +22,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "cholmod.h"
+#include "coo.h"
 #include "error.h"
 
 /* ================================================================== */
-/* Matrix Market text check                                            */
+/* Matrix Market text: one pass                                        */
 /* ================================================================== */
 
 typedef enum { MM_REAL, MM_INTEGER, MM_PATTERN } mm_field;
@@ -38,7 +41,6 @@ typedef struct {
     mm_symmetry sym;
     int nrows, ncols;
     long long nnz;              /* entries stored in the file */
-    uint64_t print;             /* fingerprint of the entries, in file order */
 } mm_header;
 
 typedef struct {
@@ -49,24 +51,23 @@ typedef struct {
     long long lineno;
 } mm_lines;
 
+/* The entries as read, 0-based, in file order; symmetric storage then
+ * appends each off-diagonal entry's mirror. Arrays grow with the entries
+ * actually present, so a header that lies costs nothing. */
+typedef struct {
+    int *row, *col;
+    double *val;
+    int n, cap;
+    int nfile;                  /* entries from the file; mirrors follow */
+    int *mirror_of;             /* mirror n - nfile.. : its file entry (0-based) */
+} mm_coo;
+
 static const char *const mm_sym_name[] = { "general", "symmetric", "skew-symmetric" };
 
-/* Order-dependent hash of the entries (1-based indices, value bits): our
- * reading and CHOLMOD's must agree on it. CHOLMOD reads lines into a
- * fixed buffer, and a line longer than that (a long comment, say) can
- * shift what it takes for the size line and the entries without any
- * error; the fingerprint turns that into one. */
-static uint64_t mm_fingerprint(uint64_t h, long long i, long long j, double x)
-{
-    uint64_t b;
-    memcpy(&b, &x, sizeof b);
-    const uint64_t w[3] = { (uint64_t)i, (uint64_t)j, b };
-    for (int k = 0; k < 3; k++) {
-        h = (h ^ w[k]) * 0xBF58476D1CE4E5B9ull;
-        h ^= h >> 31;
-    }
-    return h;
-}
+/* A file may declare this many more rows (or columns) than it has entries:
+ * beyond it the empty rows alone would cost more than the file, which is
+ * how a 60-byte header could ask for gigabytes. */
+#define MM_EMPTY_ROWS_MAX (1LL << 20)
 
 /* Next line without its line ending, or NULL at end of file. */
 static char *mm_read_line(mm_lines *r)
@@ -78,7 +79,8 @@ static char *mm_read_line(mm_lines *r)
     return r->line;
 }
 
-/* Next line that is neither a comment nor blank. */
+/* Next line that is neither a comment nor blank; a comment may be
+ * indented (the '%' after blanks still opens a comment). */
 static char *mm_read_data_line(mm_lines *r)
 {
     char *s;
@@ -137,7 +139,7 @@ static ata_status mm_unsupported(const mm_lines *r, const char *what)
 
 /* %%MatrixMarket matrix coordinate FIELD SYMMETRY (words after the banner
  * case-insensitive, as the format allows). */
-static ata_status mm_lint_banner(mm_lines *r, mm_header *h)
+static ata_status mm_read_banner(mm_lines *r, mm_header *h)
 {
     char *s = mm_read_line(r), *w[5], shown[41];
     if (!s) return ata_fail(ATA_ERR_FORMAT, "%s: empty file (no %%%%MatrixMarket header)", r->name);
@@ -167,8 +169,10 @@ static ata_status mm_lint_banner(mm_lines *r, mm_header *h)
 }
 
 /* "rows columns entries": sizes the 32-bit CSR can hold, nothing empty,
- * symmetric storage only for square matrices. */
-static ata_status mm_lint_size(mm_lines *r, mm_header *h)
+ * symmetric storage only for square matrices, and no more empty rows or
+ * columns than MM_EMPTY_ROWS_MAX (nothing is sized by the header before
+ * this). */
+static ata_status mm_read_size(mm_lines *r, mm_header *h, int sum)
 {
     char *s = mm_read_data_line(r), *w[3];
     if (!s) return ata_fail(ATA_ERR_FORMAT, "%s: no size line (end of file after line %lld)", r->name, r->lineno);
@@ -188,17 +192,24 @@ static ata_status mm_lint_size(mm_lines *r, mm_header *h)
     if (h->sym != MM_GENERAL && m != n)
         return ata_fail(ATA_ERR_FORMAT, "%s: line %lld: a %s matrix must be square, the size line says %lld x %lld",
                         r->name, r->lineno, mm_sym_name[h->sym], m, n);
-    if (nnz > m * n)
+    if (nnz > m * n && !sum)     /* summed repeats may outnumber the positions */
         return ata_fail(ATA_ERR_FORMAT, "%s: line %lld: %lld entries cannot fit in %lld x %lld",
                         r->name, r->lineno, nnz, m, n);
+    const long long most = h->sym == MM_GENERAL ? nnz : 2 * nnz;   /* entries after expansion, at most */
+    const long long dim = m > n ? m : n;
+    if (dim - most > MM_EMPTY_ROWS_MAX)
+        return ata_fail(ATA_ERR_UNSUPPORTED, "%s: line %lld: %lld x %lld with %lld entries: at least %lld %s would "
+                        "be empty%s; refused beyond %lld (raise the entry count or shrink the size)",
+                        r->name, r->lineno, m, n, nnz, dim - most, m >= n ? "rows" : "columns",
+                        m == n ? ", so the matrix has no full diagonal" : "", MM_EMPTY_ROWS_MAX);
     h->nrows = (int)m;
     h->ncols = (int)n;
     h->nnz = nnz;
     return ATA_OK;
 }
 
-static ata_status mm_lint_index(const mm_lines *r, long long k, const char *what, const char *w, int max,
-                                long long *out)
+static ata_status mm_read_index(const mm_lines *r, long long k, const char *what, const char *w, int max,
+                                int *out)
 {
     long long v;
     if (!mm_parse_count(w, &v))
@@ -207,11 +218,11 @@ static ata_status mm_lint_index(const mm_lines *r, long long k, const char *what
     if (v < 1 || v > max)
         return ata_fail(ATA_ERR_INDEX, "%s: line %lld, entry %lld: %s index %lld out of range 1..%d",
                         r->name, r->lineno, k, what, v, max);
-    *out = v;
+    *out = (int)(v - 1);
     return ATA_OK;
 }
 
-static ata_status mm_lint_value(const mm_lines *r, long long k, const mm_header *h, const char *w, double *out)
+static ata_status mm_read_value(const mm_lines *r, long long k, const mm_header *h, const char *w, double *out)
 {
     char *end;
     errno = 0;
@@ -233,19 +244,43 @@ static ata_status mm_lint_value(const mm_lines *r, long long k, const mm_header 
     return ATA_OK;
 }
 
-/* Entry k: "row column [value]", nothing missing, nothing extra. */
-static ata_status mm_lint_entry(mm_lines *r, long long k, mm_header *h, char *s)
+static void mm_coo_free(mm_coo *c)
+{
+    free(c->row); free(c->col); free(c->val); free(c->mirror_of);
+    *c = (mm_coo){ 0 };
+}
+
+/* Room for `want` entries (want <= INT_MAX: the header said so). */
+static ata_status mm_coo_reserve(mm_coo *c, long long want, const char *name)
+{
+    if (want <= c->cap) return ATA_OK;
+    long long cap = c->cap ? 2LL * c->cap : 4096;
+    if (cap < want) cap = want;
+    if (cap > INT_MAX) cap = INT_MAX;
+    int *row = realloc(c->row, (size_t)cap * sizeof *row);
+    if (row) c->row = row;
+    int *col = row ? realloc(c->col, (size_t)cap * sizeof *col) : NULL;
+    if (col) c->col = col;
+    double *val = col ? realloc(c->val, (size_t)cap * sizeof *val) : NULL;
+    if (val) c->val = val;
+    if (!val) return ata_fail(ATA_ERR_NOMEM, "%s: out of memory for %lld entries", name, cap);
+    c->cap = (int)cap;
+    return ATA_OK;
+}
+
+/* Entry k (1-based): "row column [value]", nothing missing, nothing extra. */
+static ata_status mm_read_entry(mm_lines *r, long long k, const mm_header *h, char *s, mm_coo *c)
 {
     char *w[4];
-    long long i, j;
+    int i, j;
     double x = 1;               /* pattern */
     const int need = h->field == MM_PATTERN ? 2 : 3, n = mm_words(s, w, 4);
     const char *form = need == 2 ? "'row column'" : "'row column value'";
     if (n < 2)
         return ata_fail(ATA_ERR_FORMAT, "%s: line %lld, entry %lld: expected %s, found %d word%s",
                         r->name, r->lineno, k, form, n, n == 1 ? "" : "s");
-    ATA_TRY(mm_lint_index(r, k, "row", w[0], h->nrows, &i));
-    ATA_TRY(mm_lint_index(r, k, "column", w[1], h->ncols, &j));
+    ATA_TRY(mm_read_index(r, k, "row", w[0], h->nrows, &i));
+    ATA_TRY(mm_read_index(r, k, "column", w[1], h->ncols, &j));
     if (n < need)
         return ata_fail(ATA_ERR_FORMAT, "%s: line %lld, entry %lld: missing value (a %s file needs %s)",
                         r->name, r->lineno, k, h->field == MM_INTEGER ? "integer" : "real", form);
@@ -254,20 +289,21 @@ static ata_status mm_lint_entry(mm_lines *r, long long k, mm_header *h, char *s)
                         r->name, r->lineno, k, w[need], form);
     if (h->sym == MM_SKEW && i == j)
         return ata_fail(ATA_ERR_FORMAT, "%s: line %lld, entry %lld: skew-symmetric file stores diagonal entry "
-                        "(%lld,%lld); its diagonal is zero by definition", r->name, r->lineno, k, i, j);
-    if (need == 3) ATA_TRY(mm_lint_value(r, k, h, w[2], &x));
-    h->print = mm_fingerprint(h->print, i, j, x);
+                        "(%d,%d); its diagonal is zero by definition", r->name, r->lineno, k, i + 1, j + 1);
+    if (need == 3) ATA_TRY(mm_read_value(r, k, h, w[2], &x));
+    ATA_TRY(mm_coo_reserve(c, c->n + 1LL, r->name));
+    c->row[c->n] = i; c->col[c->n] = j; c->val[c->n++] = x;
     return ATA_OK;
 }
 
-static ata_status mm_lint_entries(mm_lines *r, mm_header *h)
+static ata_status mm_read_entries(mm_lines *r, const mm_header *h, mm_coo *c)
 {
     for (long long k = 1; k <= h->nnz; k++) {
         char *s = mm_read_data_line(r);
         if (!s)
             return ata_fail(ATA_ERR_FORMAT, "%s: end of file after %lld of the %lld declared entries (line %lld)",
                             r->name, k - 1, h->nnz, r->lineno);
-        ATA_TRY(mm_lint_entry(r, k, h, s));
+        ATA_TRY(mm_read_entry(r, k, h, s, c));
     }
     if (mm_read_data_line(r))
         return ata_fail(ATA_ERR_FORMAT, "%s: line %lld: more entries than the %lld declared",
@@ -275,150 +311,59 @@ static ata_status mm_lint_entries(mm_lines *r, mm_header *h)
     return ATA_OK;
 }
 
-/* The whole text, top to bottom; fills h on success. */
-static ata_status mm_lint(FILE *f, const char *name, mm_header *h)
-{
-    mm_lines r = { .f = f, .name = name };
-    ata_status st = mm_lint_banner(&r, h);
-    if (st == ATA_OK) st = mm_lint_size(&r, h);
-    if (st == ATA_OK) st = mm_lint_entries(&r, h);
-    if (st == ATA_OK && ferror(f)) st = ata_fail(ATA_ERR_IO, "%s: read error: %s", name, strerror(errno));
-    free(r.line);
-    return st;
-}
-
-/* ================================================================== */
-/* Triplets -> CSR                                                     */
-/* ================================================================== */
-
-/* Entries after symmetric expansion; ent[] is the 1-based entry number in
- * the file, kept so that a duplicate can be named. */
-typedef struct {
-    int nrows, ncols, n;
-    int *row, *col, *ent;
-    double *val;
-} mm_coo;
-
-static void mm_coo_free(mm_coo *c)
-{
-    free(c->row); free(c->col); free(c->ent); free(c->val);
-}
-
 /* Symmetric storage gives one triangle: each off-diagonal entry also
  * stands for its mirror, negated when skew-symmetric. */
-static ata_status mm_coo_from_triplet(const cholmod_triplet *T, const mm_header *h, const char *name, mm_coo *c)
+static ata_status mm_expand(const mm_header *h, const char *name, mm_coo *c)
 {
-    const int *Ti = T->i, *Tj = T->j;
-    const double *Tx = T->x;
-    const int nnz = (int)h->nnz;
-    long long n = nnz;
-    if (h->sym != MM_GENERAL)
-        for (int k = 0; k < nnz; k++) n += Ti[k] != Tj[k];
+    c->nfile = c->n;
+    if (h->sym == MM_GENERAL) return ATA_OK;
+    long long n = c->n;
+    for (int k = 0; k < c->nfile; k++) n += c->row[k] != c->col[k];
     if (n > INT_MAX)
         return ata_fail(ATA_ERR_UNSUPPORTED, "%s: %lld entries after symmetric expansion exceed 32-bit indices",
                         name, n);
-    *c = (mm_coo){ .nrows = h->nrows, .ncols = h->ncols };
-    c->row = malloc((size_t)n * sizeof *c->row);
-    c->col = malloc((size_t)n * sizeof *c->col);
-    c->ent = malloc((size_t)n * sizeof *c->ent);
-    c->val = malloc((size_t)n * sizeof *c->val);
-    if (!c->row || !c->col || !c->ent || !c->val) {
-        mm_coo_free(c);
-        return ata_fail(ATA_ERR_NOMEM, "%s: out of memory for %lld entries", name, n);
-    }
+    ATA_TRY(mm_coo_reserve(c, n, name));
+    c->mirror_of = malloc(((size_t)(n - c->nfile) + 1) * sizeof *c->mirror_of);
+    if (!c->mirror_of) return ata_fail(ATA_ERR_NOMEM, "%s: out of memory for %lld entries", name, n);
     const double sign = h->sym == MM_SKEW ? -1 : 1;
-    int q = 0;
-    for (int k = 0; k < nnz; k++) {
-        const double x = h->field == MM_PATTERN || !Tx ? 1.0 : Tx[k];
-        c->row[q] = Ti[k]; c->col[q] = Tj[k]; c->val[q] = x; c->ent[q++] = k + 1;
-        if (h->sym == MM_GENERAL || Ti[k] == Tj[k]) continue;
-        c->row[q] = Tj[k]; c->col[q] = Ti[k]; c->val[q] = sign * x; c->ent[q++] = k + 1;
+    for (int k = 0; k < c->nfile; k++) {
+        if (c->row[k] == c->col[k]) continue;
+        c->mirror_of[c->n - c->nfile] = k;
+        c->row[c->n] = c->col[k]; c->col[c->n] = c->row[k]; c->val[c->n++] = sign * c->val[k];
     }
-    c->n = q;
     return ATA_OK;
 }
 
-/* Two stable counting sorts, by column then by row, give CSR with sorted
- * columns and any repeated (row, column) side by side; ent_out receives
- * the entry numbers in CSR order. */
-static ata_status mm_coo_sort(const mm_coo *c, const char *name, ata_csr **out, int **ent_out)
+/* File entry number (1-based) behind assembled position q of the triplets. */
+static int mm_entry_of(const mm_coo *c, int q) { return 1 + (q < c->nfile ? q : c->mirror_of[q - c->nfile]); }
+
+/* Triplets -> CSR. Repeated entries are an error unless the caller asked
+ * for them to be summed: summing silently would change the matrix the
+ * file's author meant. */
+static ata_status mm_assemble(const mm_header *h, const mm_coo *c, const char *name, int sum, ata_csr **out)
 {
-    const int m = c->nrows, n = c->ncols, nz = c->n;
-    ata_csr *A;
-    ATA_TRY(ata_csr_alloc(m, n, nz, &A));
-    int *bycol = malloc(((size_t)nz + 1) * sizeof *bycol), *cnt = calloc((size_t)n + 1, sizeof *cnt);
-    int *ent = malloc(((size_t)nz + 1) * sizeof *ent);
-    if (!bycol || !cnt || !ent) {
-        free(bycol); free(cnt); free(ent); ata_csr_free(A);
-        return ata_fail(ATA_ERR_NOMEM, "%s: out of memory sorting %d entries", name, nz);
+    int dup[2];
+    ata_status st = coo_assemble(h->nrows, h->ncols, c->n, c->row, c->col, c->val, sum, out, NULL, dup);
+    if (st == ATA_ERR_DUPLICATE) {
+        int a = mm_entry_of(c, dup[0]), b = mm_entry_of(c, dup[1]);
+        if (a > b) { int t = a; a = b; b = t; }
+        return ata_fail(ATA_ERR_DUPLICATE, "%s: duplicate entry (%d,%d) (1-based): entries %d and %d%s", name,
+                        c->row[dup[0]] + 1, c->col[dup[0]] + 1, a, b,
+                        h->sym == MM_GENERAL ? "" : " (symmetric storage holds each off-diagonal pair once)");
     }
-    for (int k = 0; k < nz; k++) cnt[c->col[k] + 1]++;
-    for (int j = 0; j < n; j++) cnt[j + 1] += cnt[j];
-    for (int k = 0; k < nz; k++) bycol[cnt[c->col[k]]++] = k;
-    int *Ap = A->rowptr;
-    memset(Ap, 0, ((size_t)m + 1) * sizeof *Ap);
-    for (int k = 0; k < nz; k++) Ap[c->row[k] + 1]++;
-    for (int i = 0; i < m; i++) Ap[i + 1] += Ap[i];
-    for (int t = 0; t < nz; t++) {          /* Ap[i] advances as row i fills */
-        const int k = bycol[t], q = Ap[c->row[k]]++;
-        A->col[q] = c->col[k]; A->val[q] = c->val[k]; ent[q] = c->ent[k];
-    }
-    for (int i = m; i > 0; i--) Ap[i] = Ap[i - 1];
-    Ap[0] = 0;
-    free(bycol); free(cnt);
-    *out = A;
-    *ent_out = ent;
+    if (st != ATA_OK) return st;
+    if (sum)        /* finite summands can add up to an infinity */
+        for (int i = 0; i < (*out)->nrows; i++)
+            for (int p = (*out)->rowptr[i]; p < (*out)->rowptr[i + 1]; p++)
+                if (!isfinite((*out)->val[p])) {
+                    const int j = (*out)->col[p];
+                    ata_csr_free(*out);
+                    *out = NULL;
+                    return ata_fail(ATA_ERR_NONFINITE, "%s: duplicates of (%d,%d) (1-based) sum to a non-finite value",
+                                    name, i + 1, j + 1);
+                }
     return ATA_OK;
 }
-
-/* Repeated entries are an error: summing them silently would change the
- * matrix the file's author meant. */
-static ata_status mm_check_duplicates(const ata_csr *A, const int *ent, const mm_header *h, const char *name)
-{
-    for (int i = 0; i < A->nrows; i++)
-        for (int p = A->rowptr[i] + 1; p < A->rowptr[i + 1]; p++) {
-            if (A->col[p] != A->col[p - 1]) continue;
-            const int a = ent[p - 1] < ent[p] ? ent[p - 1] : ent[p];
-            const int b = ent[p - 1] < ent[p] ? ent[p] : ent[p - 1];
-            return ata_fail(ATA_ERR_DUPLICATE, "%s: duplicate entry (%d,%d) (1-based): entries %d and %d%s",
-                            name, i + 1, A->col[p] + 1, a, b,
-                            h->sym == MM_GENERAL ? "" : " (symmetric storage holds each off-diagonal pair once)");
-        }
-    return ATA_OK;
-}
-
-/* CHOLMOD's triplets, checked against the header our own pass read. */
-static ata_status mm_from_triplet(const cholmod_triplet *T, const mm_header *h, const char *name, ata_csr **out)
-{
-    if (T->nrow != (size_t)h->nrows || T->ncol != (size_t)h->ncols || T->nnz < (size_t)h->nnz
-        || T->itype != CHOLMOD_INT || T->dtype != CHOLMOD_DOUBLE
-        || (T->xtype != CHOLMOD_REAL && T->xtype != CHOLMOD_PATTERN))
-        return ata_fail(ATA_ERR_FORMAT, "%s: CHOLMOD read %zu x %zu with %zu entries, the header declares "
-                        "%d x %d with %lld", name, T->nrow, T->ncol, T->nnz, h->nrows, h->ncols, h->nnz);
-    const int *Ti = T->i, *Tj = T->j;
-    const double *Tx = T->x;
-    uint64_t print = 0;
-    for (long long k = 0; k < h->nnz; k++)
-        print = mm_fingerprint(print, Ti[k] + 1LL, Tj[k] + 1LL, h->field == MM_PATTERN || !Tx ? 1.0 : Tx[k]);
-    if (print != h->print)
-        return ata_fail(ATA_ERR_FORMAT, "%s: CHOLMOD's reading differs from the text (is a line longer than "
-                        "CHOLMOD's line buffer?)", name);
-    mm_coo c = { 0 };
-    ATA_TRY(mm_coo_from_triplet(T, h, name, &c));
-    ata_csr *A = NULL;
-    int *ent = NULL;
-    ata_status st = mm_coo_sort(&c, name, &A, &ent);
-    mm_coo_free(&c);
-    if (st == ATA_OK) st = mm_check_duplicates(A, ent, h, name);
-    free(ent);
-    if (st != ATA_OK) { ata_csr_free(A); return st; }
-    *out = A;
-    return ATA_OK;
-}
-
-/* ================================================================== */
-/* Matrix Market through CHOLMOD                                       */
-/* ================================================================== */
 
 /* A file on disk, or text in memory (an archive member). */
 typedef struct {
@@ -428,61 +373,26 @@ typedef struct {
     const char *name;           /* for messages */
 } mm_source;
 
-static FILE *mm_open(const mm_source *s)
-{
-    return s->path ? fopen(s->path, "r") : fmemopen((void *)s->buf, s->len, "r");
-}
-
-/* CHOLMOD reports through a callback without a user pointer: keep its
- * last word per thread, for when nothing of ours explains the failure. */
-static _Thread_local char mm_cholmod_msg[256];
-
-static void mm_cholmod_error(int status, const char *file, int line, const char *msg)
-{
-    snprintf(mm_cholmod_msg, sizeof mm_cholmod_msg, "%s (status %d at %s:%d)", msg, status, file, line);
-}
-
-static ata_status mm_cholmod_read(const mm_source *s, cholmod_common *cm, cholmod_triplet **T)
-{
-    FILE *f = mm_open(s);
-    if (!f) return ata_fail(ATA_ERR_IO, "%s: cannot open: %s", s->name, strerror(errno));
-    mm_cholmod_msg[0] = '\0';
-    *T = cholmod_read_triplet(f, cm);
-    fclose(f);
-    return ATA_OK;
-}
-
-static ata_status mm_lint_source(const mm_source *s, mm_header *h)
+/* Top to bottom once: banner, size, entries (each checked as it is read,
+ * naming its line), then the CSR. */
+static ata_status mm_read_source(const mm_source *s, int sum, ata_csr **out)
 {
     if (!s->path && s->len == 0)    /* fmemopen refuses a zero-length buffer */
         return ata_fail(ATA_ERR_FORMAT, "%s: empty file (no %%%%MatrixMarket header)", s->name);
-    FILE *f = mm_open(s);
+    FILE *f = s->path ? fopen(s->path, "r") : fmemopen((void *)s->buf, s->len, "r");
     if (!f) return ata_fail(ATA_ERR_IO, "%s: cannot open: %s", s->name, strerror(errno));
-    ata_status st = mm_lint(f, s->name, h);
-    fclose(f);
-    return st;
-}
-
-/* Our pass first: it names the line at fault, and it keeps malformed text
- * away from CHOLMOD, whose premature-EOF error path leaks the triplet it
- * was filling (CHOLMOD 3.0.14, seen under LeakSanitizer). CHOLMOD then
- * parses text already known to be well formed. */
-static ata_status mm_read_source(const mm_source *s, ata_csr **out)
-{
+    mm_lines r = { .f = f, .name = s->name };
     mm_header h = { 0 };
-    ATA_TRY(mm_lint_source(s, &h));
-    cholmod_common cm;
-    if (!cholmod_start(&cm)) return ata_fail(ATA_ERR_NOMEM, "%s: cannot start CHOLMOD", s->name);
-    cm.print = 0;
-    cm.error_handler = mm_cholmod_error;
-    cholmod_triplet *T = NULL;
-    ata_status st = mm_cholmod_read(s, &cm, &T);
-    if (st == ATA_OK && !T)
-        st = ata_fail(ATA_ERR_FORMAT, "%s: CHOLMOD cannot read it: %s", s->name,
-                      mm_cholmod_msg[0] ? mm_cholmod_msg : "no reason given");
-    if (st == ATA_OK) st = mm_from_triplet(T, &h, s->name, out);
-    cholmod_free_triplet(&T, &cm);
-    cholmod_finish(&cm);
+    mm_coo c = { 0 };
+    ata_status st = mm_read_banner(&r, &h);
+    if (st == ATA_OK) st = mm_read_size(&r, &h, sum);
+    if (st == ATA_OK) st = mm_read_entries(&r, &h, &c);
+    if (st == ATA_OK && ferror(f)) st = ata_fail(ATA_ERR_IO, "%s: read error: %s", s->name, strerror(errno));
+    free(r.line);
+    fclose(f);
+    if (st == ATA_OK) st = mm_expand(&h, s->name, &c);
+    if (st == ATA_OK) st = mm_assemble(&h, &c, s->name, sum, out);
+    mm_coo_free(&c);
     return st;
 }
 
@@ -501,6 +411,10 @@ static void rb_where(const char *path, int status, char *buf, size_t len)
     int ok = f && fgets(line, sizeof line, f) && fgets(line, sizeof line, f)
              && sscanf(line, "%lld %lld %lld %lld", &tot, &ptr, &ind, &vals) == 4;
     if (f) fclose(f);
+    /* card counts from a bad header can be anything: no line arithmetic
+     * (and no signed overflow) on values no file could have */
+    const long long most = 1LL << 40;
+    if (ptr < 0 || ind < 0 || vals < 0 || ptr > most || ind > most || vals > most) ok = 0;
     const long long p0 = 5, i0 = p0 + ptr, v0 = i0 + ind;
     if (status == RBIO_HEADER_IOERROR || !ok) snprintf(buf, len, "the header (lines 1-4)");
     else if (status == RBIO_CP_IOERROR || status == RBIO_CP_INVALID)
@@ -539,6 +453,76 @@ static ata_status rb_fail(const char *path, const char *name, int status)
             return ata_fail(map[k].st, "%s: Rutherford-Boeing: %s %s (RBio status %d)",
                             name, map[k].what, where, status);
     return ata_fail(ATA_ERR_FORMAT, "%s: Rutherford-Boeing: RBio status %d, in %s", name, status, where);
+}
+
+/* One header number: the fixed Fortran field [from, from + width) of line,
+ * or else the `word`-th blank-separated word after `skip` characters; -1 if
+ * neither reads. The larger of the two readings is kept by the caller, so
+ * whichever RBio takes, it is bounded. */
+static long long rb_field(const char *line, size_t from, size_t width, size_t skip, int word)
+{
+    long long fixed = -1, free_form = -1;
+    const size_t len = strlen(line);
+    if (len > from) {
+        char buf[32];
+        size_t w = len - from < width ? len - from : width;
+        memcpy(buf, line + from, w);
+        buf[w] = '\0';
+        char *end;
+        errno = 0;
+        long long v = strtoll(buf, &end, 10);
+        while (isspace((unsigned char)*end)) end++;
+        if (end != buf && !*end && !errno && v >= 0) fixed = v;
+    }
+    if (len > skip) {
+        const char *q = line + skip;
+        for (int k = 0; k <= word; k++) {
+            while (isspace((unsigned char)*q)) q++;
+            char *end;
+            errno = 0;
+            long long v = strtoll(q, &end, 10);
+            if (end == q || errno || (*end && !isspace((unsigned char)*end))) { free_form = -1; break; }
+            free_form = v >= 0 ? v : -1;
+            q = end;
+        }
+    }
+    return fixed > free_form ? fixed : free_form;
+}
+
+/* The counts of header line 3 (type, rows, columns, entries) checked
+ * against the file before RBio allocates by them: every pointer, index and
+ * value takes at least one byte, and rows or columns beyond the entries
+ * must stay within MM_EMPTY_ROWS_MAX, as for Matrix Market. */
+static ata_status rb_check_header(const char *path, const char *name, long long bytes)
+{
+    char l1[512] = "", l2[512] = "", l3[512] = "";
+    FILE *f = fopen(path, "r");
+    if (!f) return ata_fail(ATA_ERR_IO, "%s: cannot open: %s", name, strerror(errno));
+    int got = fgets(l1, sizeof l1, f) && fgets(l2, sizeof l2, f) && fgets(l3, sizeof l3, f);
+    fclose(f);
+    if (!got) return ata_fail(ATA_ERR_FORMAT, "%s: Rutherford-Boeing: the header (lines 1-4) is cut short", name);
+    /* line 3: (A3, 11X, 4I14) type, NROW, NCOL, NNZERO, NELTVL */
+    const long long m = rb_field(l3, 14, 14, 3, 0), n = rb_field(l3, 28, 14, 3, 1), nz = rb_field(l3, 42, 14, 3, 2);
+    if (m < 0 || n < 0 || nz < 0)
+        return ata_fail(ATA_ERR_FORMAT, "%s: Rutherford-Boeing: line 3 must give the type, then rows, columns and "
+                        "entries as non-negative integers", name);
+    if (m > INT_MAX || n > INT_MAX || nz > INT_MAX)
+        return ata_fail(ATA_ERR_UNSUPPORTED, "%s: Rutherford-Boeing: line 3: %lld x %lld with %lld entries exceeds "
+                        "32-bit indices", name, m, n, nz);
+    if (m == 0 || n == 0 || nz == 0)
+        return ata_fail(ATA_ERR_EMPTY, "%s: empty matrix (%lld x %lld with %lld entries)", name, m, n, nz);
+    const int pattern = l3[0] == 'p' || l3[0] == 'P', sym = l3[1] != 'u' && l3[1] != 'U' && l3[1] != 'r'
+                                                               && l3[1] != 'R';
+    const long long need = n + 1 + nz + (pattern ? 0 : nz);
+    if (bytes >= 0 && need > bytes)
+        return ata_fail(ATA_ERR_FORMAT, "%s: Rutherford-Boeing: line 3 declares %lld columns and %lld entries, but "
+                        "the file's %lld bytes cannot hold their %lld numbers", name, n, nz, bytes, need);
+    const long long most = sym ? 2 * nz : nz, dim = m > n ? m : n;
+    if (dim - most > MM_EMPTY_ROWS_MAX)
+        return ata_fail(ATA_ERR_UNSUPPORTED, "%s: Rutherford-Boeing: line 3: %lld x %lld with %lld entries: at least "
+                        "%lld %s would be empty; refused beyond %lld", name, m, n, nz, dim - most,
+                        m >= n ? "rows" : "columns", MM_EMPTY_ROWS_MAX);
+    return ATA_OK;
 }
 
 typedef struct {
@@ -581,11 +565,13 @@ static ata_status rb_to_csr(const rb_data *d, const char *name, ata_csr **out)
     return st;
 }
 
-static ata_status rb_read_file(const char *path, const char *name, ata_csr **out)
+/* bytes: the file's size, -1 if unknown. */
+static ata_status rb_read_file(const char *path, const char *name, long long bytes, ata_csr **out)
 {
     char title[73], key[9], mtype[4];
     int asize, znz;
     rb_data d = { 0 };
+    ATA_TRY(rb_check_header(path, name, bytes));
     /* RBread takes a non-const name; build_upper expands symmetric and
      * skew storage (negating the mirror), zeros stay as stored. */
     char *fname = strdup(path);
@@ -647,7 +633,21 @@ typedef struct {
     char name[1024];            /* member path, or the stripped file name */
 } arc_member;
 
-static ata_status arc_read_data(struct archive *a, const char *path, arc_member *m)
+/* What one read may do: sum duplicates, and how much decompressed data it
+ * may hold (`limit`, said in messages with where it came from). */
+typedef struct {
+    int sum;
+    size_t limit;
+    const char *limit_from;
+} rd_opts;
+
+static ata_status arc_too_big(const char *path, const rd_opts *o)
+{
+    return ata_fail(ATA_ERR_UNSUPPORTED, "%s: decompressed data exceeds the input limit of %zu bytes (%s); raise it "
+                    "with ATA_MAX_INPUT_BYTES or ata_read_options.max_input_bytes", path, o->limit, o->limit_from);
+}
+
+static ata_status arc_read_data(struct archive *a, const char *path, const rd_opts *o, arc_member *m)
 {
     size_t cap = 1 << 16;
     m->data = malloc(cap);
@@ -660,6 +660,7 @@ static ata_status arc_read_data(struct archive *a, const char *path, arc_member 
                             archive_error_string(a));
         if (got == 0) break;
         m->len += (size_t)got;
+        if (m->len > o->limit) return arc_too_big(path, o);
         if (cap - m->len - 1 == 0) {
             char *bigger = realloc(m->data, cap *= 2);
             if (!bigger) free(m->data);
@@ -697,7 +698,7 @@ static void arc_member_free(arc_member *m) { free(m->data); m->data = NULL; }
 
 /* Walk the members: take NAME/NAME.mtx (or .rb) at once, else keep the
  * first matrix file seen. */
-static ata_status arc_pick(struct archive *a, const char *path, arc_member *best)
+static ata_status arc_pick(struct archive *a, const char *path, const rd_opts *o, arc_member *best)
 {
     struct archive_entry *e;
     int r;
@@ -709,15 +710,18 @@ static ata_status arc_pick(struct archive *a, const char *path, arc_member *best
                                 path);
             arc_raw_name(path, best->name, sizeof best->name);
             best->raw = 1;
-            return arc_read_data(a, path, best);
+            return arc_read_data(a, path, o, best);
         }
         const char *mp = archive_entry_pathname(e);
         if (archive_entry_filetype(e) != AE_IFREG || !mp || !(mtx_extension(mp) || rb_extension(mp))) continue;
         const int primary = arc_is_primary(mp);
         if (best->data && !primary) continue;
+        if (archive_entry_size_is_set(e) && archive_entry_size(e) > 0
+            && (unsigned long long)archive_entry_size(e) > o->limit)
+            return arc_too_big(path, o);           /* before inflating any of it */
         arc_member_free(best);
         snprintf(best->name, sizeof best->name, "%s", mp);
-        ATA_TRY(arc_read_data(a, path, best));
+        ATA_TRY(arc_read_data(a, path, o, best));
         if (primary) return ATA_OK;
     }
     if (r != ARCHIVE_EOF)
@@ -727,7 +731,7 @@ static ata_status arc_pick(struct archive *a, const char *path, arc_member *best
     return ATA_OK;
 }
 
-static ata_status arc_extract(const char *path, arc_member *m)
+static ata_status arc_extract(const char *path, const rd_opts *o, arc_member *m)
 {
     struct archive *a = archive_read_new();
     if (!a) return ata_fail(ATA_ERR_NOMEM, "%s: cannot start libarchive", path);
@@ -737,34 +741,48 @@ static ata_status arc_extract(const char *path, arc_member *m)
     ata_status st = ATA_OK;
     if (archive_read_open_filename(a, path, 1 << 16) != ARCHIVE_OK)
         st = ata_fail(ATA_ERR_FORMAT, "%s: cannot open as an archive: %s", path, archive_error_string(a));
-    else st = arc_pick(a, path, m);
+    else st = arc_pick(a, path, o, m);
     if (st != ATA_OK) arc_member_free(m);
     archive_read_free(a);
     return st;
 }
 
-/* RBio reads only named files: the member goes to a private temp file. */
+/* RBio reads only named files: the member goes to an anonymous memory file
+ * named through /proc, so nothing is left behind if the process dies
+ * mid-read; without memfd or /proc, a temp file unlinked after the read. */
 static ata_status arc_read_rb(const arc_member *m, const char *name, ata_csr **out)
 {
-    const char *dir = getenv("TMPDIR");
     char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s/ata-rb-XXXXXX", dir && *dir ? dir : "/tmp");
-    int fd = mkstemp(tmp);
-    if (fd < 0) return ata_fail(ATA_ERR_IO, "%s: cannot create a temporary file in %s: %s", name,
-                                dir && *dir ? dir : "/tmp", strerror(errno));
-    FILE *f = fdopen(fd, "w");
-    int ok = f && fwrite(m->data, 1, m->len, f) == m->len;
-    if (f) ok = fclose(f) == 0 && ok; else close(fd);
-    ata_status st = ok ? rb_read_file(tmp, name, out)
-                       : ata_fail(ATA_ERR_IO, "%s: cannot write temporary file %s", name, tmp);
-    unlink(tmp);
+    int fd = memfd_create("ata-rb", MFD_CLOEXEC), named = 0;
+    if (fd >= 0) {
+        snprintf(tmp, sizeof tmp, "/proc/self/fd/%d", fd);
+        if (access(tmp, R_OK) != 0) { close(fd); fd = -1; }
+    }
+    if (fd < 0) {
+        const char *dir = getenv("TMPDIR");
+        snprintf(tmp, sizeof tmp, "%s/ata-rb-XXXXXX", dir && *dir ? dir : "/tmp");
+        fd = mkstemp(tmp);
+        if (fd < 0) return ata_fail(ATA_ERR_IO, "%s: cannot create a temporary file in %s: %s", name,
+                                    dir && *dir ? dir : "/tmp", strerror(errno));
+        named = 1;
+    }
+    size_t done = 0;
+    while (done < m->len) {
+        ssize_t w = write(fd, m->data + done, m->len - done);
+        if (w <= 0) break;
+        done += (size_t)w;
+    }
+    ata_status st = done == m->len ? rb_read_file(tmp, name, (long long)m->len, out)
+                                   : ata_fail(ATA_ERR_IO, "%s: cannot write temporary file %s", name, tmp);
+    if (named) unlink(tmp);
+    close(fd);
     return st;
 }
 
-static ata_status arc_read(const char *path, ata_csr **out)
+static ata_status arc_read(const char *path, const rd_opts *o, ata_csr **out)
 {
     arc_member m = { 0 };
-    ATA_TRY(arc_extract(path, &m));
+    ATA_TRY(arc_extract(path, o, &m));
     char name[4096];
     if (m.raw) snprintf(name, sizeof name, "%s", path);
     else snprintf(name, sizeof name, "%s:%s", path, m.name);
@@ -772,7 +790,7 @@ static ata_status arc_read(const char *path, ata_csr **out)
     if (rb_extension(m.name)) st = arc_read_rb(&m, name, out);
     else {
         mm_source s = { .buf = m.data, .len = m.len, .name = name };
-        st = mm_read_source(&s, out);
+        st = mm_read_source(&s, o->sum, out);
     }
     arc_member_free(&m);
     return st;
@@ -782,20 +800,62 @@ static ata_status arc_read(const char *path, ata_csr **out)
 /* Entry point                                                         */
 /* ================================================================== */
 
-ata_status ata_matrix_read(const char *path, ata_csr **out)
+ata_read_options ata_read_defaults(void)
+{
+    return (ata_read_options){ .sum_duplicates = 0, .max_input_bytes = 0 };
+}
+
+/* Decompressed-size cap: the option, else ATA_MAX_INPUT_BYTES (bytes, with
+ * an optional K, M or G suffix), else a quarter of physical memory (the
+ * text, its triplets and the CSR must all fit beside the caller's data). */
+static ata_status rd_limit(const ata_read_options *opt, rd_opts *o)
+{
+    if (opt->max_input_bytes) {
+        o->limit = opt->max_input_bytes;
+        o->limit_from = "set by ata_read_options.max_input_bytes";
+        return ATA_OK;
+    }
+    const char *env = getenv("ATA_MAX_INPUT_BYTES");
+    if (env && *env) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(env, &end, 10);
+        int shift = 0;
+        if (*end == 'k' || *end == 'K') shift = 10;
+        else if (*end == 'm' || *end == 'M') shift = 20;
+        else if (*end == 'g' || *end == 'G') shift = 30;
+        if (shift) end++;
+        if (!isdigit((unsigned char)*env) || *end || errno || v == 0 || v > (SIZE_MAX >> shift))
+            return ata_fail(ATA_ERR_ARG, "ATA_MAX_INPUT_BYTES='%s': expected a positive byte count, optionally "
+                            "with K, M or G", env);
+        o->limit = (size_t)v << shift;
+        o->limit_from = "set by ATA_MAX_INPUT_BYTES";
+        return ATA_OK;
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    o->limit = pages > 0 && page > 0 ? (size_t)pages / 4 * (size_t)page : (size_t)1 << 32;
+    o->limit_from = "a quarter of physical memory";
+    return ATA_OK;
+}
+
+ata_status ata_matrix_read_opts(const char *path, const ata_read_options *opt, ata_csr **out)
 {
     if (!path || !out) return ata_fail(ATA_ERR_ARG, "matrix read: NULL argument");
     *out = NULL;
+    const ata_read_options def = ata_read_defaults();
+    if (!opt) opt = &def;
+    rd_opts o = { .sum = opt->sum_duplicates != 0 };
+    ATA_TRY(rd_limit(opt, &o));
     struct stat sb;
     if (stat(path, &sb) != 0) return ata_fail(ATA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     if (S_ISDIR(sb.st_mode)) return ata_fail(ATA_ERR_IO, "%s: is a directory, not a matrix file", path);
     ata_csr *A = NULL;
     ata_status st;
-    if (arc_sniff(path)) st = arc_read(path, &A);
-    else if (rb_extension(path)) st = rb_read_file(path, path, &A);
+    if (arc_sniff(path)) st = arc_read(path, &o, &A);
+    else if (rb_extension(path)) st = rb_read_file(path, path, S_ISREG(sb.st_mode) ? (long long)sb.st_size : -1, &A);
     else {
         mm_source s = { .path = path, .name = path };
-        st = mm_read_source(&s, &A);
+        st = mm_read_source(&s, o.sum, &A);
     }
     /* Belt and braces: whatever the route, the result obeys ata_csr's
      * contract (sorted, in range, finite). */
@@ -803,4 +863,9 @@ ata_status ata_matrix_read(const char *path, ata_csr **out)
     if (st != ATA_OK) { ata_csr_free(A); return st; }
     *out = A;
     return ATA_OK;
+}
+
+ata_status ata_matrix_read(const char *path, ata_csr **out)
+{
+    return ata_matrix_read_opts(path, NULL, out);
 }

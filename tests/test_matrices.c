@@ -350,16 +350,17 @@ static void test_read_errors(void **state)
         if (!strstr(ata_last_error(), cases[k].says))
             fail_msg("%s: message '%s' lacks '%s'", cases[k].name, ata_last_error(), cases[k].says);
     }
-    /* CHOLMOD reads lines into a fixed buffer: the tail of a long comment
-     * becomes its size line and it returns a wrong 2-entry matrix without
-     * complaint; the fingerprint of our own reading catches it. */
+    /* A comment longer than CHOLMOD's line buffer once shifted what it
+     * took for the size line; our own reader takes lines of any length. */
     char text[2048];
     snprintf(text, sizeof text, "%%%%MatrixMarket matrix coordinate real general\n%%%01027d 2 2 2\n"
              "2 2 2\n1 1 5\n2 2 7\n", 0);
     ata_csr *A = NULL;
-    assert_int_equal(read_text("longcomment.mtx", text, &A), ATA_ERR_FORMAT);
-    printf("  %-14s %s\n", "longcomment", ata_last_error());
-    assert_non_null(strstr(ata_last_error(), "longcomment.mtx: CHOLMOD's reading differs"));
+    TU_OK(read_text("longcomment.mtx", text, &A));
+    double want_long[] = { 5, 0, 0, 7 };
+    ata_csr *W = from_dense(2, 2, want_long);
+    assert_same_csr(A, W);
+    ata_csr_free(A); ata_csr_free(W);
     assert_int_equal(ata_matrix_read("/nonexistent/dir/x.mtx", &A), ATA_ERR_IO);
     assert_non_null(strstr(ata_last_error(), "/nonexistent/dir/x.mtx"));
     assert_int_equal(ata_matrix_read(tmp_root, &A), ATA_ERR_IO);
@@ -529,7 +530,13 @@ static void test_rb_round_trip(void **state)
     run("head -n 6 '%s' > '%s'", cmd_src, path);
     assert_int_equal(ata_matrix_read(path, &B), ATA_ERR_FORMAT);
     printf("  %s\n", ata_last_error());
-    assert_non_null(strstr(ata_last_error(), "trunc.rsa: Rutherford-Boeing"));
+    assert_non_null(strstr(ata_last_error(), "trunc.rsa: Rutherford-Boeing: line 3 declares 3000 columns"));
+    /* a damaged pointer line: RBio's own failure, with the lines it lies on */
+    tmp_path(path, sizeof path, "damaged.rsa");
+    run("sed '6s/[0-9]/x/g' '%s' > '%s'", cmd_src, path);
+    assert_int_equal(ata_matrix_read(path, &B), ATA_ERR_FORMAT);
+    printf("  %s\n", ata_last_error());
+    assert_non_null(strstr(ata_last_error(), "damaged.rsa: Rutherford-Boeing"));
     assert_non_null(strstr(ata_last_error(), "lines"));
     ata_csr_free(S); ata_csr_free(U);
 }

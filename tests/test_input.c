@@ -1,0 +1,411 @@
+/* test_input.c - hostile and careless input: files whose headers lie
+ * (bounded time and memory, a clear message), decompression limits, no
+ * temp file left by a killed read, summed duplicates, COO assembly, and
+ * caller-filled CSR at the public entries. Every bad input is generated
+ * here, in a private temp folder. */
+#include "RBio.h"               /* first: it sets the large-file macros */
+#include <limits.h>
+#include <math.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "test_util.h"
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                             */
+/* ------------------------------------------------------------------ */
+
+static char tmp_root[4096];
+
+static int make_tmp(void **state)
+{
+    (void)state;
+    const char *t = getenv("TMPDIR");
+    snprintf(tmp_root, sizeof tmp_root, "%s/ata-input-XXXXXX", t && *t ? t : "/tmp");
+    return mkdtemp(tmp_root) ? 0 : -1;
+}
+
+static int remove_tmp(void **state)
+{
+    (void)state;
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void tmp_path(char *buf, size_t len, const char *name)
+{
+    snprintf(buf, len, "%s/%s", tmp_root, name);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void run(const char *fmt, const char *a, const char *b)
+{
+    char cmd[8192];
+    if (snprintf(cmd, sizeof cmd, fmt, a, b) >= (int)sizeof cmd) fail_msg("command too long: %s", fmt);
+    if (system(cmd) != 0) fail_msg("command failed: %s", cmd);
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static long max_rss_kb(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_maxrss;
+}
+
+/* Read `text` written as `name`: the status; *A NULL on failure. */
+static ata_status read_text(const char *name, const char *text, ata_csr **A)
+{
+    char path[4200];
+    tmp_path(path, sizeof path, name);
+    write_text(path, text);
+    *A = NULL;
+    return ata_matrix_read(path, A);
+}
+
+static void expect_msg(const char *what, const char *says)
+{
+    printf("  %s\n", ata_last_error());
+    if (!strstr(ata_last_error(), what) || !strstr(ata_last_error(), says))
+        fail_msg("message '%s' lacks '%s' or '%s'", ata_last_error(), what, says);
+}
+
+/* ------------------------------------------------------------------ */
+/* Headers that lie: fail fast, allocate nothing proportional          */
+/* ------------------------------------------------------------------ */
+
+static void test_mm_lying_headers(void **state)
+{
+    (void)state;
+    static const struct { const char *name, *text; ata_status st; const char *says; } cases[] = {
+        /* 60 bytes asking for 400,000,000 rows (once 9.4 GB and 105 s) */
+        { "rows400m.mtx", "%%MatrixMarket matrix coordinate real general\n400000000 400000000 1\n1 1 1\n",
+          ATA_ERR_UNSUPPORTED, "line 2: 400000000 x 400000000 with 1 entries: at least 399999999 rows would be "
+          "empty, so the matrix has no full diagonal" },
+        { "intmax.mtx", "%%MatrixMarket matrix coordinate real general\n2147483647 2147483647 1\n1 1 1\n",
+          ATA_ERR_UNSUPPORTED, "rows would be empty" },
+        { "wide.mtx", "%%MatrixMarket matrix coordinate pattern general\n1 2147483647 2\n1 1\n1 5\n",
+          ATA_ERR_UNSUPPORTED, "columns would be empty" },
+        { "symrows.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3000000 3000000 2\n2 1 1\n3 1 1\n",
+          ATA_ERR_UNSUPPORTED, "at least 2999996 rows" },
+        /* entries claimed, not present: the arrays grow with what is read */
+        { "nnzmax.mtx", "%%MatrixMarket matrix coordinate real general\n50000 50000 2147483647\n1 1 1\n",
+          ATA_ERR_FORMAT, "end of file after 1 of the 2147483647 declared entries" },
+        { "nnz400m.mtx", "%%MatrixMarket matrix coordinate real general\n20000 20000 400000000\n1 1 1\n2 2 2\n",
+          ATA_ERR_FORMAT, "end of file after 2 of the 400000000 declared entries" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        ata_csr *A;
+        const long rss0 = max_rss_kb();
+        const double t0 = now();
+        ata_status st = read_text(cases[k].name, cases[k].text, &A);
+        const double dt = now() - t0;
+        const long grew_mb = (max_rss_kb() - rss0) / 1024;
+        assert_null(A);
+        assert_int_equal(st, cases[k].st);
+        expect_msg(cases[k].name, cases[k].says);
+        if (dt > 2.0 || grew_mb > 64)
+            fail_msg("%s: took %.2f s and %ld MB more memory (expected well under 2 s and 64 MB)",
+                     cases[k].name, dt, grew_mb);
+    }
+    /* just inside the bound: a 1,000,000-row file with 1 entry reads
+     * (4 MB of row pointers), and the diagonal check says what is wrong */
+    ata_csr *A;
+    TU_OK(read_text("thin.mtx", "%%MatrixMarket matrix coordinate real general\n1000000 1000000 1\n7 7 2\n", &A));
+    assert_int_equal(A->nrows, 1000000);
+    assert_int_equal(A->nnz, 1);
+    assert_int_equal(ata_csr_check_diag(A, "thin"), ATA_ERR_MISSING_DIAG);
+    assert_non_null(strstr(ata_last_error(), "thin: row 0 "));
+    ata_csr_free(A);
+    /* an indented comment before the size line is a comment */
+    TU_OK(read_text("indent.mtx", "%%MatrixMarket matrix coordinate real general\n   % indented\n\t%x\n2 2 2\n"
+                    "  % between\n1 1 3\n2 2 4\n", &A));
+    assert_int_equal(A->nnz, 2);
+    assert_true(A->val[0] == 3 && A->val[1] == 4);
+    ata_csr_free(A);
+}
+
+/* A Rutherford-Boeing file whose line 2 and 3 are given, the rest a tiny
+ * valid body (3 x 3, 4 entries, pattern of (40I2)). */
+static void rb_text(char *buf, size_t len, long long ptrcrd, const char *type, long long m, long long n,
+                    long long nz, const char *body)
+{
+    snprintf(buf, len,
+             "%-72s%-8s\n%14lld%14lld%14lld%14lld\n%-3s%11s%14lld%14lld%14lld%14d\n%-16s%-16s%-20s\n%s",
+             "lying header", "lie", 3 + ptrcrd, ptrcrd, 1LL, 1LL, type, "", m, n, nz, 0,
+             "(40I2)", "(40I2)", "(40I2)", body);
+}
+
+static void test_rb_lying_headers(void **state)
+{
+    (void)state;
+    char text[4096];
+    const char *body = " 1 3 4 5\n 1 3 2 3\n 4 1 5 6\n";
+    ata_csr *A;
+    /* the body is honest: it reads */
+    rb_text(text, sizeof text, 1, "iua", 3, 3, 4, body);
+    TU_OK(read_text("ok.rua", text, &A));
+    assert_int_equal(A->nnz, 4);
+    ata_csr_free(A);
+    static const struct { const char *name, *type; long long m, n, nz; ata_status st; const char *says; } cases[] = {
+        { "nnz.rua", "rua", 3, 3, 2000000000, ATA_ERR_FORMAT, "cannot hold their 4000000004 numbers" },
+        { "cols.rua", "rua", 3, 2000000000, 4, ATA_ERR_FORMAT, "declares 2000000000 columns" },
+        { "rows.rua", "rua", 2000000000, 3, 4, ATA_ERR_UNSUPPORTED, "at least 1999999996 rows would be empty" },
+        { "symrows.rsa", "rsa", 1500000, 1500000, 4, ATA_ERR_FORMAT, "declares 1500000 columns" },
+        { "big.rua", "rua", 3, 3, 5000000000LL, ATA_ERR_UNSUPPORTED, "exceeds 32-bit indices" },
+        { "zero.rua", "rua", 3, 3, 0, ATA_ERR_EMPTY, "empty matrix" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        rb_text(text, sizeof text, 1, cases[k].type, cases[k].m, cases[k].n, cases[k].nz, body);
+        const long rss0 = max_rss_kb();
+        const double t0 = now();
+        ata_status st = read_text(cases[k].name, text, &A);
+        const double dt = now() - t0;
+        const long grew_mb = (max_rss_kb() - rss0) / 1024;
+        assert_null(A);
+        assert_int_equal(st, cases[k].st);
+        expect_msg(cases[k].name, cases[k].says);
+        if (dt > 2.0 || grew_mb > 64) fail_msg("%s: %.2f s, %ld MB", cases[k].name, dt, grew_mb);
+    }
+    /* a card count near LLONG_MAX on line 2 and a broken body: RBio fails,
+     * and naming where must not overflow (rb_where once did, under UBSan) */
+    rb_text(text, sizeof text, LLONG_MAX - 3, "iua", 3, 3, 4, " 1 3 x 5\n 1 3 2 3\n 4 1 5 6\n");
+    assert_int_not_equal(read_text("cards.rua", text, &A), ATA_OK);
+    expect_msg("cards.rua", "Rutherford-Boeing");
+}
+
+/* ------------------------------------------------------------------ */
+/* Decompressed size and temp files                                    */
+/* ------------------------------------------------------------------ */
+
+static void write_gz(const ata_csr *A, const char *stem, char *gz, size_t len)
+{
+    char mtx[4200];
+    snprintf(mtx, sizeof mtx, "%s/%s.mtx", tmp_root, stem);
+    snprintf(gz, len, "%s/%s.mtx.gz", tmp_root, stem);
+    TU_OK(ata_matrix_write_mtx(mtx, A));
+    run("gzip -c '%s' > '%s'", mtx, gz);
+}
+
+static void test_input_limit(void **state)
+{
+    (void)state;
+    ata_csr *A, *B;
+    TU_OK(ata_gen_from_spec("lap2d:40", &A));
+    char gz[4200], dir[4200], tgz[4200], p[4400];
+    write_gz(A, "lim", gz, sizeof gz);
+    /* the environment variable */
+    setenv("ATA_MAX_INPUT_BYTES", "1000", 1);
+    assert_int_equal(ata_matrix_read(gz, &B), ATA_ERR_UNSUPPORTED);
+    expect_msg("lim.mtx.gz", "exceeds the input limit of 1000 bytes (set by ATA_MAX_INPUT_BYTES)");
+    setenv("ATA_MAX_INPUT_BYTES", "64M", 1);
+    TU_OK(ata_matrix_read(gz, &B));
+    assert_int_equal(B->nnz, A->nnz);
+    ata_csr_free(B);
+    setenv("ATA_MAX_INPUT_BYTES", "12Q", 1);
+    assert_int_equal(ata_matrix_read(gz, &B), ATA_ERR_ARG);
+    expect_msg("ATA_MAX_INPUT_BYTES='12Q'", "positive byte count");
+    unsetenv("ATA_MAX_INPUT_BYTES");
+    /* the option; an archive member is refused by its declared size,
+     * before it is inflated */
+    ata_read_options o = ata_read_defaults();
+    o.max_input_bytes = 2000;
+    assert_int_equal(ata_matrix_read_opts(gz, &o, &B), ATA_ERR_UNSUPPORTED);
+    expect_msg("lim.mtx.gz", "input limit of 2000 bytes (set by ata_read_options.max_input_bytes)");
+    tmp_path(dir, sizeof dir, "arc/lim");
+    run("mkdir -p '%s'%s", dir, "");
+    snprintf(p, sizeof p, "%s/lim.mtx", dir);
+    TU_OK(ata_matrix_write_mtx(p, A));
+    tmp_path(tgz, sizeof tgz, "lim.tar.gz");
+    tmp_path(dir, sizeof dir, "arc");
+    run("tar czf '%s' -C '%s' lim", tgz, dir);
+    assert_int_equal(ata_matrix_read_opts(tgz, &o, &B), ATA_ERR_UNSUPPORTED);
+    expect_msg("lim.tar.gz", "input limit of 2000 bytes");
+    /* the default: a quarter of physical memory, far above this file */
+    TU_OK(ata_matrix_read(tgz, &B));
+    assert_int_equal(B->nnz, A->nnz);
+    ata_csr_free(B);
+    ata_csr_free(A);
+}
+
+static int dir_entries(const char *path)
+{
+    DIR *d = opendir(path);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* A Rutherford-Boeing member of an archive is read by RBio from a file:
+ * killed mid-read, the process must leave nothing in TMPDIR. */
+static void test_rb_temp_file(void **state)
+{
+    (void)state;
+    ata_csr *A, *At;
+    TU_OK(ata_gen_from_spec("lap2d:300", &A));
+    TU_OK(ata_csr_transpose(A, &At));
+    char dir[4200], path[4400], tgz[4200], tmpdir[4200];
+    tmp_path(dir, sizeof dir, "rbarc/big");
+    run("mkdir -p '%s'%s", dir, "");
+    snprintf(path, sizeof path, "%s/big.rua", dir);
+    char mtype[4];
+    assert_int_equal(RBwrite_i(path, "ata", "big", A->nrows, A->ncols, At->rowptr, At->col, At->val, NULL, NULL,
+                               NULL, 0, mtype), 0);
+    tmp_path(tgz, sizeof tgz, "big.tar.gz");
+    tmp_path(dir, sizeof dir, "rbarc");
+    run("tar czf '%s' -C '%s' big", tgz, dir);
+    tmp_path(tmpdir, sizeof tmpdir, "private-tmp");
+    run("mkdir -p '%s'%s", tmpdir, "");
+    setenv("TMPDIR", tmpdir, 1);
+    ata_csr *B;
+    TU_OK(ata_matrix_read(tgz, &B));            /* a whole read, for the time it takes */
+    assert_int_equal(B->nnz, A->nnz);
+    ata_csr_free(B);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        for (;;) {
+            ata_csr *C;
+            if (ata_matrix_read(tgz, &C) != ATA_OK) _exit(3);
+            ata_csr_free(C);
+        }
+    }
+    struct timespec nap = { 0, 150 * 1000 * 1000 };
+    for (int k = 0; k < 3; k++) {
+        nanosleep(&nap, NULL);
+        assert_int_equal(dir_entries(tmpdir), 0);   /* nothing named, even mid-read */
+    }
+    kill(pid, SIGKILL);
+    int wst;
+    waitpid(pid, &wst, 0);
+    assert_true(WIFSIGNALED(wst));
+    assert_int_equal(dir_entries(tmpdir), 0);
+    unsetenv("TMPDIR");
+    ata_csr_free(A); ata_csr_free(At);
+}
+
+/* ------------------------------------------------------------------ */
+/* Duplicates: rejected by default, summed on request                  */
+/* ------------------------------------------------------------------ */
+
+static void test_sum_duplicates(void **state)
+{
+    (void)state;
+    char path[4200];
+    tmp_path(path, sizeof path, "dups.mtx");
+    write_text(path, "%%MatrixMarket matrix coordinate real general\n3 3 6\n1 1 1\n2 2 2\n1 1 0.5\n3 1 4\n"
+               "3 3 5\n1 1 0.25\n");
+    ata_csr *A;
+    assert_int_equal(ata_matrix_read(path, &A), ATA_ERR_DUPLICATE);
+    expect_msg("dups.mtx", "duplicate entry (1,1) (1-based): entries 1 and 3");
+    ata_read_options o = ata_read_defaults();
+    o.sum_duplicates = 1;
+    TU_OK(ata_matrix_read_opts(path, &o, &A));
+    assert_int_equal(A->nnz, 4);
+    const int rp[] = { 0, 1, 2, 4 }, cj[] = { 0, 1, 0, 2 };
+    const double vx[] = { 1.75, 2, 4, 5 };
+    assert_memory_equal(A->rowptr, rp, sizeof rp);
+    assert_memory_equal(A->col, cj, sizeof cj);
+    for (int p = 0; p < 4; p++) assert_true(A->val[p] == vx[p]);
+    ata_csr_free(A);
+    /* symmetric: each stored entry and its mirror; repeats add up */
+    tmp_path(path, sizeof path, "symdups.mtx");
+    write_text(path, "%%MatrixMarket matrix coordinate real symmetric\n2 2 4\n1 1 2\n2 1 1\n2 2 3\n2 1 0.5\n");
+    TU_OK(ata_matrix_read_opts(path, &o, &A));
+    assert_int_equal(A->nnz, 4);
+    assert_true(A->val[0] == 2 && A->val[1] == 1.5 && A->val[2] == 1.5 && A->val[3] == 3);
+    ata_csr_free(A);
+    /* finite summands, infinite sum */
+    tmp_path(path, sizeof path, "infsum.mtx");
+    write_text(path, "%%MatrixMarket matrix coordinate real general\n1 1 2\n1 1 1e308\n1 1 1e308\n");
+    assert_int_equal(ata_matrix_read_opts(path, &o, &A), ATA_ERR_NONFINITE);
+    expect_msg("infsum.mtx", "duplicates of (1,1) (1-based) sum to a non-finite value");
+    /* NULL options are the defaults */
+    tmp_path(path, sizeof path, "dups.mtx");
+    assert_int_equal(ata_matrix_read_opts(path, NULL, &A), ATA_ERR_DUPLICATE);
+}
+
+static void test_csr_from_coo(void **state)
+{
+    (void)state;
+    const int row[] = { 2, 0, 1, 0, 2, 0 }, col[] = { 1, 2, 1, 0, 1, 2 };
+    const double val[] = { 1, 2, 3, 4, 5, 6 };
+    ata_csr *A;
+    assert_int_equal(ata_csr_from_coo(3, 3, 6, row, col, val, 0, &A), ATA_ERR_DUPLICATE);
+    expect_msg("entries 1 and 5", "(row 0, column 2)");
+    assert_null(A);
+    TU_OK(ata_csr_from_coo(3, 3, 6, row, col, val, 1, &A));
+    TU_OK(ata_csr_validate(A, "coo"));
+    const int rp[] = { 0, 2, 3, 4 }, cj[] = { 0, 2, 1, 1 };
+    const double vx[] = { 4, 8, 3, 6 };
+    assert_int_equal(A->nnz, 4);
+    assert_memory_equal(A->rowptr, rp, sizeof rp);
+    assert_memory_equal(A->col, cj, sizeof cj);
+    for (int p = 0; p < 4; p++) assert_true(A->val[p] == vx[p]);
+    ata_csr_free(A);
+    /* without duplicates: the same as a hand-made CSR; empty rows kept */
+    const int r2[] = { 3, 0, 3 }, c2[] = { 0, 4, 2 };
+    const double v2[] = { -1, 2, 0 };
+    TU_OK(ata_csr_from_coo(5, 5, 3, r2, c2, v2, 0, &A));
+    const int rp2[] = { 0, 1, 1, 1, 3, 3 }, cj2[] = { 4, 0, 2 };
+    assert_memory_equal(A->rowptr, rp2, sizeof rp2);
+    assert_memory_equal(A->col, cj2, sizeof cj2);
+    assert_true(A->val[0] == 2 && A->val[1] == -1 && A->val[2] == 0);
+    ata_csr_free(A);
+    TU_OK(ata_csr_from_coo(4, 2, 0, NULL, NULL, NULL, 0, &A));
+    assert_int_equal(A->nnz, 0);
+    assert_int_equal(A->rowptr[4], 0);
+    ata_csr_free(A);
+    /* every entry checked before anything is sized by it */
+    const int bad_r[] = { 0, -1 }, bad_c[] = { 0, 7 }, ok_r[] = { 0, 1 }, ok_c[] = { 0, 1 };
+    const double ok_v[] = { 1, 2 }, nan_v[] = { 1, NAN }, big_v[] = { 1e308, 1e308 };
+    assert_int_equal(ata_csr_from_coo(2, 2, 2, bad_r, ok_c, ok_v, 0, &A), ATA_ERR_INDEX);
+    expect_msg("entry 1", "row -1 out of range 0..1");
+    assert_int_equal(ata_csr_from_coo(2, 2, 2, ok_r, bad_c, ok_v, 0, &A), ATA_ERR_INDEX);
+    expect_msg("entry 1", "column 7 out of range 0..1");
+    assert_int_equal(ata_csr_from_coo(2, 2, 2, ok_r, ok_c, nan_v, 0, &A), ATA_ERR_NONFINITE);
+    expect_msg("entry 1", "not finite");
+    const int same_r[] = { 1, 1 }, same_c[] = { 0, 0 };
+    assert_int_equal(ata_csr_from_coo(2, 2, 2, same_r, same_c, big_v, 1, &A), ATA_ERR_NONFINITE);
+    expect_msg("(row 1, column 0)", "sum to a non-finite value");
+    assert_int_equal(ata_csr_from_coo(-1, 2, 0, NULL, NULL, NULL, 0, &A), ATA_ERR_ARG);
+    assert_int_equal(ata_csr_from_coo(2, 2, 1, NULL, ok_c, ok_v, 0, &A), ATA_ERR_ARG);
+    assert_int_equal(ata_csr_from_coo(2, 2, 1, row, ok_c, ok_v, 0, NULL), ATA_ERR_ARG);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mm_lying_headers),
+        cmocka_unit_test(test_rb_lying_headers),
+        cmocka_unit_test(test_input_limit),
+        cmocka_unit_test(test_rb_temp_file),
+        cmocka_unit_test(test_sum_duplicates),
+        cmocka_unit_test(test_csr_from_coo),
+    };
+    return cmocka_run_group_tests_name("input", tests, make_tmp, remove_tmp);
+}
