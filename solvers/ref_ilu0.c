@@ -1,5 +1,6 @@
 /* ref_ilu0.c - serial reference ILU0 on A's pattern. */
 #include <stdlib.h>
+#include "csr.h"
 #include "error.h"
 #include "ilu0_row.h"
 
@@ -8,6 +9,7 @@ ata_status ata_ref_ilu0(ata_csr *A)
     if (!A) return ata_fail(ATA_ERR_ARG, "ilu0: NULL matrix");
     if (A->nrows != A->ncols)
         return ata_fail(ATA_ERR_NOT_SQUARE, "ilu0: matrix is %d x %d", A->nrows, A->ncols);
+    ATA_TRY(csr_check_structure(A, "ilu0"));
     const int n = A->nrows;
     int *diag = malloc((size_t)n * sizeof *diag), *work = malloc((size_t)n * sizeof *work);
     ata_status st = ATA_OK;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "error.h"
 #include "clock.h"
+#include "csr.h"
 #include "plan.h"
 
 static ata_status check_plan_options(const ata_context *ctx, const ata_plan_options *o)
@@ -40,6 +41,7 @@ ata_status ata_sptrsv_plan_create(ata_context *ctx, const ata_csr *T,
     ata_plan_options o = opt ? *opt : ata_plan_defaults();
     ATA_TRY(check_plan_options(ctx, &o));
     if (T->nrows != T->ncols) return ata_fail(ATA_ERR_NOT_SQUARE, "sptrsv plan: matrix is %d x %d", T->nrows, T->ncols);
+    ATA_TRY(csr_check_structure(T, "sptrsv plan"));     /* a caller-filled CSR is not trusted */
     ata_csr *tri = NULL, *tc = NULL;
     ATA_TRY(o.uplo == ATA_LOWER ? ata_csr_tril(T, &tri) : ata_csr_triu(T, &tri));
     ata_status st = ATA_OK;
@@ -91,6 +93,7 @@ ata_status ata_spilu0(ata_context *ctx, const ata_csr *A,
     o.traversal = ATA_PULL;
     ATA_TRY(check_plan_options(ctx, &o));
     if (A->nrows != A->ncols) return ata_fail(ATA_ERR_NOT_SQUARE, "spilu0: matrix is %d x %d", A->nrows, A->ncols);
+    ATA_TRY(csr_check_structure(A, "spilu0"));
     ata_csr *F;
     ATA_TRY(ata_csr_copy(A, &F));
     ata_plan *p;

@@ -397,6 +397,87 @@ static void test_csr_from_coo(void **state)
     assert_int_equal(ata_csr_from_coo(2, 2, 1, row, ok_c, ok_v, 0, NULL), ATA_ERR_ARG);
 }
 
+/* ------------------------------------------------------------------ */
+/* Caller-filled CSR at the public entries                             */
+/* ------------------------------------------------------------------ */
+
+/* A valid 4 x 4 matrix, full pattern of a tridiagonal plus (3,0); the
+ * cases below each break one rule. */
+typedef struct { int rowptr[5], col[11]; double val[11]; ata_csr A; } bad_csr;
+
+static void bad_csr_init(bad_csr *b)
+{
+    const int rp[] = { 0, 2, 5, 8, 11 }, cj[] = { 0, 1, 0, 1, 2, 1, 2, 3, 0, 2, 3 };
+    memcpy(b->rowptr, rp, sizeof rp);
+    memcpy(b->col, cj, sizeof cj);
+    for (int p = 0; p < 11; p++) b->val[p] = cj[p] == (p < 2 ? 0 : p < 5 ? 1 : p < 8 ? 2 : 3) ? 4 : -1;
+    b->A = (ata_csr){ .nrows = 4, .ncols = 4, .nnz = 11, .rowptr = b->rowptr, .col = b->col, .val = b->val };
+}
+
+static void test_entry_validation(void **state)
+{
+    (void)state;
+    ata_context_options co = ata_context_defaults();
+    co.backend = ATA_BACKEND_CPU;
+    co.threads = 2;
+    ata_context *ctx;
+    TU_OK(ata_context_create(&co, &ctx));
+    static const struct { const char *what; int at, v; ata_status st; const char *says; } cases[] = {
+        /* at >= 0: col[at] = v; at = -1 - i: rowptr[i] = v; at = -100: nnz = v */
+        { "negative column", 8, -5, ATA_ERR_INDEX, "row 3: column -5 out of range 0..3" },
+        { "column >= n", 7, 4, ATA_ERR_INDEX, "row 2: column 4 out of range 0..3" },
+        { "huge column", 4, 1 << 30, ATA_ERR_INDEX, "row 1: column 1073741824 out of range" },
+        { "unsorted", 9, 0, ATA_ERR_DUPLICATE, "row 3: column 0 after column 0" },
+        { "descending", 6, 0, ATA_ERR_FORMAT, "row 2: column 0 after column 1" },
+        { "rowptr decreasing", -3, 1, ATA_ERR_FORMAT, "row 1: rowptr decreases (2 -> 1)" },
+        { "rowptr[0]", -1, 1, ATA_ERR_FORMAT, "rowptr[0] = 1" },
+        { "rowptr past nnz", -5, 12, ATA_ERR_FORMAT, "rowptr[4] = 12 but nnz = 11" },
+        { "nnz", -100, 10, ATA_ERR_FORMAT, "rowptr[4] = 11 but nnz = 10" },
+        { "negative nnz", -100, -1, ATA_ERR_FORMAT, "negative size" },
+    };
+    ata_plan_options po = ata_plan_defaults();
+    po.S = 2;
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        bad_csr b;
+        bad_csr_init(&b);
+        if (cases[k].at >= 0) b.col[cases[k].at] = cases[k].v;
+        else if (cases[k].at == -100) b.A.nnz = cases[k].v;
+        else b.rowptr[-1 - cases[k].at] = cases[k].v;
+        for (int uplo = 0; uplo < 2; uplo++)
+            for (int trav = 0; trav < 2; trav++)
+                for (int diag = 0; diag < 2; diag++) {
+                    ata_plan *plan = NULL;
+                    po.uplo = (ata_uplo)uplo;
+                    po.traversal = (ata_traversal)trav;
+                    po.diag = (ata_diag)diag;
+                    assert_int_equal(ata_sptrsv_plan_create(ctx, &b.A, &po, &plan), cases[k].st);
+                    assert_null(plan);
+                    if (!strstr(ata_last_error(), cases[k].says) || !strstr(ata_last_error(), "sptrsv plan"))
+                        fail_msg("%s: '%s' lacks '%s'", cases[k].what, ata_last_error(), cases[k].says);
+                }
+        ata_csr *LU = NULL;
+        assert_int_equal(ata_spilu0(ctx, &b.A, NULL, &LU), cases[k].st);
+        assert_null(LU);
+        expect_msg("spilu0", cases[k].says);
+        assert_int_equal(ata_spilu0_inplace(ctx, &b.A, NULL), cases[k].st);
+        assert_int_equal(ata_ref_ilu0(&b.A), cases[k].st);
+        expect_msg("ilu0", cases[k].says);
+    }
+    /* the untouched matrix goes through all of them */
+    bad_csr b;
+    bad_csr_init(&b);
+    ata_plan *plan;
+    po = ata_plan_defaults();
+    TU_OK(ata_sptrsv_plan_create(ctx, &b.A, &po, &plan));
+    ata_plan_destroy(plan);
+    ata_csr *LU;
+    TU_OK(ata_spilu0(ctx, &b.A, NULL, &LU));
+    TU_OK(ata_ref_ilu0(&b.A));
+    assert_memory_equal(LU->val, b.val, sizeof b.val);
+    ata_csr_free(LU);
+    ata_context_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -406,6 +487,7 @@ int main(void)
         cmocka_unit_test(test_rb_temp_file),
         cmocka_unit_test(test_sum_duplicates),
         cmocka_unit_test(test_csr_from_coo),
+        cmocka_unit_test(test_entry_validation),
     };
     return cmocka_run_group_tests_name("input", tests, make_tmp, remove_tmp);
 }
