@@ -5,6 +5,7 @@
 #   make test       build and run the cmocka suite
 #   make asan|tsan  the suite under AddressSanitizer+UBSan / ThreadSanitizer
 #   make cuda|hip   the GPU backends (see README)
+#   make petsc      the PETSc plugin and the MPI benchmark (solvers/petsc/petsc.mk)
 #   make bench      the benchmark suite into bench/out/
 #   make install PREFIX=DIR
 BUILD    ?= build
@@ -34,6 +35,8 @@ TEST_UTIL := $(BUILD)/tests/test_util.o
 
 # GPU backends plug in through gpu.mk (objects + flags), when present.
 -include kernels/gpu.mk
+# The PETSc plugin and MPI benchmark (make petsc), outside the wildcards above.
+-include solvers/petsc/petsc.mk
 
 .PHONY: all deps run test check asan tsan bench install clean
 all: $(BUILD)/libata.a $(BUILD)/libata.so $(BUILD)/ata-bench
@@ -62,8 +65,8 @@ run: all
 	$(BUILD)/ata-bench pcg
 
 # Every test binary runs even if one fails; the summary counts them.
-test: all $(TEST_BINS)
-	@ATA_BUILD=$(BUILD) bash tests/run.sh $(TEST_BINS) $(if $(SANITIZE),,tests/install_check.sh)
+test: all $(TEST_BINS) $(if $(PETSC_TESTS),petsc)
+	@ATA_BUILD=$(BUILD) bash tests/run.sh $(TEST_BINS) $(if $(SANITIZE),,tests/install_check.sh) $(PETSC_TESTS)
 
 check: test
 

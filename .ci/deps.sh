@@ -2,6 +2,7 @@
 # Ensure the Debian packages the build needs. As root: apt-get installs the
 # missing ones. Otherwise: one line naming the exact command, and exit 1.
 # Usage: deps.sh [hip]   (hip: also the HIP compiler and hipSPARSE)
+#        deps.sh petsc    (also PETSc and OpenMPI, for `make petsc`)
 set -u
 need=()
 have_hdr() { [ -e "$1" ]; }
@@ -16,6 +17,11 @@ if [ "${1:-}" = hip ]; then
   command -v hipcc >/dev/null               || need+=(hipcc)
   have_hdr /usr/include/hip/hip_runtime.h   || need+=(libamdhip64-dev)
   have_hdr /usr/include/hipsparse/hipsparse.h || have_hdr /usr/include/hipsparse.h || need+=(libhipsparse-dev)
+fi
+if [ "${1:-}" = petsc ]; then
+  [ -n "${PETSC_DIR:-}" ] || pkg-config --exists PETSc 2>/dev/null || have_hdr /usr/lib/petsc/include/petsc.h || need+=(petsc-dev)
+  command -v mpirun >/dev/null              || need+=(openmpi-bin)
+  pkg-config --exists ompi-c 2>/dev/null || pkg-config --exists mpi 2>/dev/null || need+=(libopenmpi-dev)
 fi
 [ ${#need[@]} -eq 0 ] && exit 0
 # unique, keep order

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# The PETSc plugin and the MPI benchmark under mpirun (P = 1, 2, 4), run by
+# `make test` once `make petsc` has built them. Each check compares ATA's
+# sub-ILU(0) with PETSc's own in one run: same iterations, same converged
+# reason, solutions within 1e-10 (xdiff, relative to the largest entry).
+set -u
+build=${ATA_BUILD:-build}
+mats=${ATA_MATRICES:-../shared/matrices}/real
+plugin=$(cd "$build" && pwd)/libata_petsc.so
+bench=$build/ata-mpi-pcg
+ex2=$build/tests/petsc/ksp_ex2
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+tmp=$(mktemp -d /tmp/ata-petsc-test.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0; skip=0
+
+mpi() { local p=$1; shift; timeout 120 mpirun --allow-run-as-root --oversubscribe -n "$p" "$@"; }
+ok() { echo "[       OK ] $1"; pass=$((pass+1)); }
+bad() { echo "[  FAILED  ] $1"; [ -n "${2:-}" ] && echo "$2"; fail=$((fail+1)); }
+
+# The CSV of one benchmark run: within every matrix x partition, all rows
+# have the first row's iterations and reason; xdiff <= tol; with `converged`
+# every reason is CONVERGED_*.
+csv_agree() { # file tol [converged]
+  awk -F, -v tol="$2" -v conv="${3:-}" 'NR > 1 {
+      key = $1 "/" $5
+      if (!(key in its)) { its[key] = $9; why[key] = $10 }
+      else if ($9 != its[key] || $10 != why[key]) { print "  " key ": " $8 " " $9 " " $10 " vs " its[key] " " why[key]; bad = 1 }
+      if ($15 == "nan" || $15 == "-nan" || $15 + 0 > tol) { print "  " key ": " $8 " xdiff " $15 " > " tol; bad = 1 }
+      if (conv != "" && $10 !~ /^CONVERGED/) { print "  " key ": " $8 " " $10; bad = 1 }
+      rows++
+    } END { if (!rows) { print "  no rows"; bad = 1 } exit bad }' "$1"
+}
+
+# 1. The plugin loaded into a plain PETSc program by -dll_append (P = 1, 2).
+run_ex2() { # name P expected-reason options...
+  local name=$1 p=$2 want=$3; shift 3
+  local a b base=() x
+  for x in "$@"; do [ "$x" = ata ] && base+=(petsc) || base+=("$x"); done # the baseline: PETSc's own
+  a=$(mpi "$p" "$ex2" "$@" -dll_append "$plugin" -mat_ata_threads 1 -ksp_type cg 2>&1 | tail -1)
+  b=$(mpi "$p" "$ex2" "${base[@]}" -ksp_type cg 2>&1 | tail -1)
+  local ra=${a#*reason }; ra=${ra%% *}
+  if [ "$a" = "${a#ksp_ex2: }" ] || [ "${a% error*}" != "$(echo "$b" | sed 's/ error.*//')" ] || [ "$ra" != "$want" ]; then
+    bad "ksp_ex2 $name (P=$p)" "  ata:   $a
+  petsc: $b
+  expected reason $want"
+  else ok "ksp_ex2 $name (P=$p): ${a#ksp_ex2: }"; fi
+}
+echo "[ RUN      ] petsc plugin and ata-mpi-pcg"
+run_ex2 "ilu" 1 CONVERGED_RTOL -pc_type ilu -pc_factor_mat_solver_type ata
+run_ex2 "icc" 1 CONVERGED_RTOL -pc_type icc -pc_factor_mat_solver_type ata
+run_ex2 "bjacobi" 2 CONVERGED_RTOL -m 40 -pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type ata
+run_ex2 "zero pivot" 1 DIVERGED_PC_FAILED -zero_pivot -pc_type ilu -pc_factor_mat_solver_type ata
+run_ex2 "zero pivot bjacobi" 2 DIVERGED_PC_FAILED -zero_pivot -pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type ata
+run_ex2 "indefinite" 1 DIVERGED_INDEFINITE_MAT -indefinite -pc_type ilu -pc_factor_mat_solver_type ata
+# -ksp_view and -help show the factor and the options.
+out=$(mpi 1 "$ex2" -dll_append "$plugin" -ksp_type cg -pc_type ilu -pc_factor_mat_solver_type ata -mat_ata_policy levelset -mat_ata_threads 1 -ksp_view 2>&1)
+if echo "$out" | grep -q "package used to perform factorization: ata" && echo "$out" | grep -q "ATA L solve: policy levelset"; then
+  ok "-ksp_view shows the ata factor and its plans"
+else bad "-ksp_view" "$out"; fi
+out=$(mpi 2 "$ex2" -dll_append "$plugin" -ksp_type cg -pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type ata -help 2>&1)
+if echo "$out" | grep -q -- "-sub_mat_ata_policy" && echo "$out" | grep -q -- "-sub_mat_ata_threads"; then
+  ok "-help lists -sub_mat_ata_* under block Jacobi"
+else bad "-help" "$(echo "$out" | tail -5)"; fi
+
+# 2. ata-mpi-pcg: ATA vs PETSc sub-ILU(0), one run each.
+bench_check() { # name P tol converged? flags...
+  local name=$1 p=$2 tol=$3 conv=$4; shift 4
+  local csv=$tmp/b.csv out
+  rm -f "$csv"
+  if ! out=$(mpi "$p" "$bench" --quiet --csv "$csv" "$@" -mat_ata_threads 1 2>&1) && [ "$conv" = converged ]; then
+    bad "ata-mpi-pcg $name (P=$p)" "$out"; return; fi
+  if [ ! -s "$csv" ]; then bad "ata-mpi-pcg $name (P=$p): no CSV" "$out"; return; fi
+  if out=$(csv_agree "$csv" "$tol" "$([ "$conv" = converged ] && echo 1)"); then
+    ok "ata-mpi-pcg $name (P=$p): $(awk -F, 'NR > 1 {printf "%s %s/%s %s; ", $1, $5, $8, $9}' "$csv")"
+  else bad "ata-mpi-pcg $name (P=$p)" "$out"; fi
+}
+bench_check "lap3d ilu" 1 1e-10 converged --pc ilu --partition block --gen lap3d:16
+bench_check "lap3d bjacobi" 2 1e-10 converged --partition block --gen lap3d:16
+bench_check "lap3d bjacobi" 4 1e-10 converged --gen lap3d:12 --partition metis
+if [ -d "$mats" ]; then
+  bench_check "SPD ilu" 1 1e-10 converged --pc ilu --partition block --matrix "$mats/494_bus.mtx" --matrix "$mats/1138_bus.mtx" --matrix "$mats/pts5ldd03.mtx"
+  bench_check "SPD bjacobi" 2 1e-10 converged --partition metis --matrix "$mats/494_bus.mtx" --matrix "$mats/1138_bus.mtx"
+  # an indefinite ILU(0): both stop on it after the same iterations
+  bench_check "indefinite ilu" 1 1e-8 any --pc ilu --partition block --matrix "$mats/bcsstk13.mtx" --matrix "$mats/LFAT5.mtx"
+  bench_check "indefinite bjacobi" 2 1e-8 any --partition metis --matrix "$mats/bcsstk13.mtx"
+  # a missing diagonal: PETSc's ILU(0) is an error; ATA's a failed PC
+  out=$(mpi 1 "$bench" --solver ata --pc ilu --partition block --matrix "$mats/adder_dcop_05.mtx" -mat_ata_threads 1 2>&1)
+  if echo "$out" | grep -q "DIVERGED_PC_FAILED"; then ok "missing diagonal: DIVERGED_PC_FAILED"
+  else bad "missing diagonal" "$out"; fi
+else
+  echo "SKIPPED: matrix folder $mats not found (set ATA_MATRICES)"; skip=$((skip+1))
+fi
+
+# 3. METIS: partition-independent point Jacobi gives the P = 1 answer for
+#    every partition and P (rows owned once, relabelling undone exactly).
+ref=$(mpi 1 "$bench" --quiet --csv "$tmp/p1.csv" --pc jacobi --partition block --gen circuit:4000 >/dev/null 2>&1; awk -F, 'NR == 2 {print $9}' "$tmp/p1.csv")
+for p in 2 4; do
+  rm -f "$tmp/pj.csv"
+  mpi "$p" "$bench" --quiet --csv "$tmp/pj.csv" --pc jacobi --partition metis,block --gen circuit:4000 >/dev/null 2>&1
+  if [ -n "$ref" ] && [ -s "$tmp/pj.csv" ] && out=$(csv_agree "$tmp/pj.csv" 1e-10 1) && \
+     awk -F, -v r="$ref" 'NR > 1 && $9 != r {exit 1}' "$tmp/pj.csv" && \
+     awk -F, 'NR > 1 && $5 == "metis" && $6 + 0 >= 0 {m = $6} NR > 1 && $5 == "block" {b = $6} END {exit !(m < b)}' "$tmp/pj.csv"; then
+    ok "METIS relabelling (P=$p): $ref iterations as P=1, xdiff <= 1e-10, cut $(awk -F, 'NR > 1 {printf "%s %s ", $5, $6}' "$tmp/pj.csv")"
+  else bad "METIS relabelling (P=$p)" "$(cat "$tmp/pj.csv" 2>/dev/null) ${out:-} (P=1: $ref iterations)"; fi
+done
+
+echo "[==========] petsc: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ] && echo "[  PASSED  ] $pass test(s)."
+[ "$fail" -eq 0 ]
