@@ -84,7 +84,7 @@ static int try_open(const char *dir, const char *file, void **h, char *err, size
     const char *e = dlerror();
     /* The loader's search says "cannot open" for a missing module too. */
     if (!dir && e && strstr(e, file) && strstr(e, "cannot open shared object file")) return 0;
-    snprintf(err, cap, "%s", e ? e : path);
+    snprintf(err, cap, "%s", e ? e : "dlopen failed");
     return -1;
 }
 
