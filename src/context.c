@@ -1,4 +1,4 @@
-/* context.c - backend choice, worker count, names of backends and policies. */
+/* context.c - backend choice, worker count, names of backends (policies: policy.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +10,6 @@
 #define ATA_MAX_THREADS 256
 
 static const char *const backend_names[] = { "auto", "cpu", "cuda", "hip" };
-static const char *const policy_names[] = { "levelset", "syncfree", "ca", "la", "greedy", "vendor" };
 
 const char *ata_backend_name(ata_backend b)
 {
@@ -22,19 +21,6 @@ ata_status ata_backend_from_name(const char *name, ata_backend *out)
     for (int b = 0; name && b < 4; b++)
         if (!strcasecmp(name, backend_names[b])) { *out = (ata_backend)b; return ATA_OK; }
     return ata_fail(ATA_ERR_ARG, "unknown backend '%s' (expected auto, cpu, cuda or hip)", name ? name : "(null)");
-}
-
-const char *ata_policy_name(ata_policy p)
-{
-    return (unsigned)p < ATA_POLICY_COUNT ? policy_names[p] : "unknown";
-}
-
-ata_status ata_policy_from_name(const char *name, ata_policy *out)
-{
-    for (int p = 0; name && p < ATA_POLICY_COUNT; p++)
-        if (!strcasecmp(name, policy_names[p])) { *out = (ata_policy)p; return ATA_OK; }
-    return ata_fail(ATA_ERR_ARG, "unknown policy '%s' (expected levelset, syncfree, ca, la, greedy or vendor)",
-                    name ? name : "(null)");
 }
 
 ata_context_options ata_context_defaults(void)
