@@ -20,12 +20,20 @@ CPPFLAGS += -Iinclude -Isrc -Imatrices -Isolvers -I/usr/include/suitesparse -D_G
 # (bitwise-equal pull and ILU0), whatever the compiler's default.
 CFLAGS   += -std=c11 $(OPT) -g -Wall -Wextra -fPIC -pthread -ffp-contract=off
 LDLIBS   += -lcholmod -lrbio -lsuitesparseconfig -larchive -lmetis -lpthread -lm
+# Packaging: libata.so exports only what ata.h marks ATA_API (ata_*), has a
+# SONAME (libata.so.$(SOMAJOR)) and never links a GPU runtime: the GPU
+# backends are modules (libata_cuda.so, libata_hip.so) loaded with dlopen.
+CFLAGS   += -fvisibility=hidden
+LDLIBS   += -ldl
+SOMAJOR  := 0
+SOVER    := 0.1.0
+LIBDIR   ?= $(PREFIX)/lib
 ifneq ($(SANITIZE),)
 CFLAGS   += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS  += -fsanitize=$(SANITIZE)
 endif
 
-LIB_SRCS  := $(wildcard src/*.c matrices/*.c solvers/*.c)
+LIB_SRCS  := $(filter-out src/gpu_backend.c src/gpu_module.c,$(wildcard src/*.c matrices/*.c solvers/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 BENCH_SRCS:= $(wildcard bench/*.c)
 BENCH_OBJS:= $(BENCH_SRCS:%.c=$(BUILD)/%.o)
@@ -39,7 +47,7 @@ TEST_UTIL := $(BUILD)/tests/test_util.o
 -include solvers/petsc/petsc.mk
 
 .PHONY: all deps run test check asan tsan bench install clean
-all: $(BUILD)/libata.a $(BUILD)/libata.so $(BUILD)/ata-bench
+all: $(BUILD)/libata.a $(BUILD)/libata.so $(BUILD)/ata-bench $(GPU_MODULE)
 
 deps:
 	@bash .ci/deps.sh
@@ -48,25 +56,32 @@ $(BUILD)/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/libata.a: $(LIB_OBJS) $(GPU_OBJS)
+$(BUILD)/libata.a: $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/libata.so: $(LIB_OBJS) $(GPU_OBJS)
-	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS) $(GPU_LIBS)
+# The module search's last-resort directory (src/backend_load.c).
+$(BUILD)/src/backend_load.o: CPPFLAGS += -DATA_LIBDIR='"$(LIBDIR)"'
+
+$(BUILD)/libata.so.$(SOVER): $(LIB_OBJS)
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,libata.so.$(SOMAJOR) -Wl,--no-undefined -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libata.so: $(BUILD)/libata.so.$(SOVER)
+	ln -sf libata.so.$(SOVER) $(BUILD)/libata.so.$(SOMAJOR)
+	ln -sf libata.so.$(SOVER) $@
 
 $(BUILD)/ata-bench: $(BENCH_OBJS) $(BUILD)/libata.a
-	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJS) $(BUILD)/libata.a $(LDLIBS) $(GPU_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJS) $(BUILD)/libata.a $(LDLIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL) $(BUILD)/libata.a
-	$(CC) $(LDFLAGS) -o $@ $< $(TEST_UTIL) $(BUILD)/libata.a $(LDLIBS) $(GPU_LIBS) -lcmocka
+	$(CC) $(LDFLAGS) -o $@ $< $(TEST_UTIL) $(BUILD)/libata.a $(LDLIBS) -lcmocka
 
 run: all
 	$(BUILD)/ata-bench pcg
 
 # Every test binary runs even if one fails; the summary counts them.
 test: all $(TEST_BINS) $(if $(PETSC_TESTS),petsc)
-	@ATA_BUILD=$(BUILD) bash tests/run.sh $(TEST_BINS) $(if $(SANITIZE),,tests/install_check.sh) $(PETSC_TESTS)
+	@ATA_BUILD=$(BUILD) ATA_BACKEND_PATH=$(abspath $(BUILD)) bash tests/run.sh $(TEST_BINS) $(if $(SANITIZE),,tests/install_check.sh) $(PETSC_TESTS)
 
 check: test
 
@@ -83,11 +98,14 @@ bench: all
 install: all
 	install -d $(PREFIX)/lib $(PREFIX)/include $(PREFIX)/bin $(PREFIX)/lib/pkgconfig
 	install -m 644 $(BUILD)/libata.a $(PREFIX)/lib/
-	install -m 755 $(BUILD)/libata.so $(PREFIX)/lib/
+	install -m 755 $(BUILD)/libata.so.$(SOVER) $(PREFIX)/lib/
+	ln -sf libata.so.$(SOVER) $(PREFIX)/lib/libata.so.$(SOMAJOR)
+	ln -sf libata.so.$(SOVER) $(PREFIX)/lib/libata.so
+	$(if $(GPU_MODULE),install -m 755 $(GPU_MODULE) $(PREFIX)/lib/)
 	install -m 644 include/ata.h $(PREFIX)/include/
 	install -m 755 $(BUILD)/ata-bench $(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|0.1.0|' \
-	    -e 's|@LIBS@|$(LDLIBS) $(GPU_LIBS)|' src/ata.pc.in > $(PREFIX)/lib/pkgconfig/ata.pc
+	    -e 's|@LIBS@|$(LDLIBS)|' src/ata.pc.in > $(PREFIX)/lib/pkgconfig/ata.pc
 
 clean:
 	rm -rf build build-asan build-tsan build-hip

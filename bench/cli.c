@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench.h"
+#include "policy.h"
 
 enum {
     F_PCG = 1u << CMD_PCG, F_SPTRSV = 1u << CMD_SPTRSV, F_ILU0 = 1u << CMD_ILU0,
@@ -39,7 +40,7 @@ static const flag_def flags[] = {
     { O_GEN, "--gen", "SPEC", F_ALL, NULL,
       "generated matrix: lap2d:NX[xNY] (5-point), lap3d:N[xNYxNZ]\n(7-point), lap3d27:N, circuit:N; add ,perm=SEED for a random\nsymmetric permutation; several specs may be joined with commas" },
     { O_POLICY, "--policy", "LIST", F_SOLVE, "Runtime (pcg, sptrsv, ilu0):",
-      "comma list of levelset, syncfree, ca, la, greedy, vendor, serial;\n'all' = the five ATA policies, plus vendor on a GPU backend\n(default ca). Several policies are compared in one run" },
+      "comma list of the policies listed under 'Policies' below, serial\n(the serial baseline), or all (every policy not marked GPU only,\nplus vendor on a GPU backend); default ca. Several policies are\ncompared in one run" },
     { O_SERIAL, "--serial", NULL, F_SOLVE, NULL,
       "run the serial reference only (ata_pcg with no context,\nata_ref_sptrsv_*, ata_ref_ilu0); same as --policy serial" },
     { O_BACKEND, "--backend", "NAME", F_SOLVE, NULL,
@@ -172,6 +173,16 @@ void cli_usage(FILE *f)
         fprintf(f, "  %-26s ", left);
         print_wrapped(f, d->help, 29);
     }
+    fprintf(f, "\nPolicies (--policy; the library's policy table):\n");
+    for (int p = 0; p < policy_count(); p++) {
+        const policy_desc *d = policy_get((ata_policy)p);
+        char text[256];
+        snprintf(text, sizeof text, "%s%s", d->description, d->flags & POLICY_GPU_ONLY ? " [GPU only]" : "");
+        fprintf(f, "  %-8s ", d->name);
+        print_wrapped(f, text, 11);
+    }
+    fprintf(f, "  %-8s ", "serial");
+    print_wrapped(f, "the serial baseline (not the runtime): sptrsv a CSparse-style loop over the extracted triangle, ilu0 and pcg the serial reference", 11);
     fprintf(f, "\nA value may also be given as --flag=VALUE.\n"
                "Table columns: atasks = adaptive tasks; c, f = coarse and fine dependencies\n"
                "(against m, the DAG's edges); for pcg, atasks, c, f, m and plan MB add up\n"
@@ -270,14 +281,15 @@ static int parse_policies(bench_opts *o, const char *list)
         ata_policy p;
         if (!strcmp(tok, "all")) {
             o->policy_all = 1;
-            for (int q = ATA_POLICY_LEVELSET; q <= ATA_POLICY_GREEDY; q++) add_policy(o, q);
+            for (int q = 0; q < policy_count(); q++)
+                if (!(policy_get((ata_policy)q)->flags & POLICY_GPU_ONLY)) add_policy(o, q);
         } else if (!strcmp(tok, "serial")) {
             add_policy(o, POLICY_SERIAL);
-        } else if (ata_policy_from_name(tok, &p) == ATA_OK && (int)p < (int)ATA_POLICY_COUNT) {
+        } else if (ata_policy_from_name(tok, &p) == ATA_OK) {
             add_policy(o, (int)p);
         } else {
-            rc = usage_error("--policy: unknown policy '%s' (expected levelset, syncfree, ca, la, "
-                             "greedy, vendor, serial or all)", tok);
+            rc = usage_error("--policy: unknown policy '%s' (expected %s, serial or all)", tok,
+                             policy_name_list(", "));
         }
     }
     free(copy);

@@ -14,6 +14,7 @@
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+export ATA_BACKEND_PATH=$ROOT/build   # the GPU module, for build/tests/test_gpu and ata-bench
 OUT=${1:-bench/out/gpu-check-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench.h"
+#include "policy.h"
 
 #define W 1000
 #define CHART_H 330
@@ -23,17 +24,11 @@
 #define PANELS_PER_ROW 3
 #define MAX_POINTS 300
 
+/* Policies take their colour from the policy table; the serial baseline its own. */
 const char *svg_policy_colour(int p)
 {
-    switch (p) {
-    case ATA_POLICY_LEVELSET: return "#7f7f7f";
-    case ATA_POLICY_SYNCFREE: return "#ff7f0e";
-    case ATA_POLICY_CA: return "#1f77b4";
-    case ATA_POLICY_LA: return "#2ca02c";
-    case ATA_POLICY_GREEDY: return "#9467bd";
-    case ATA_POLICY_VENDOR: return "#d62728";
-    default: return "#8c564b";      /* serial */
-    }
+    const policy_desc *d = p == POLICY_SERIAL ? NULL : policy_get((ata_policy)p);
+    return d ? d->colour : "#8c564b";
 }
 
 static void xml_text(FILE *f, const char *s)

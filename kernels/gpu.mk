@@ -36,6 +36,9 @@ ata_comma := ,
 GPU_SRCS := $(wildcard kernels/*.cu)
 GPU_HDRS := kernels/gpu_port.h kernels/gpu_kernels.h
 
+# The backend is a module, $(GPU_MODULE): the host side (src/gpu_backend.c),
+# its entry point (src/gpu_module.c) and the kernels, linked against the GPU
+# runtime. libata and ata-bench never link it (src/backend_load.c dlopens it).
 ifeq ($(ATA_GPU),cuda)
   ifeq ($(NVCC),)
     $(error ATA_GPU=cuda but nvcc was not found on PATH or in /usr/local/cuda/bin)
@@ -81,6 +84,16 @@ $(ATA_GPU_STAMP):
 	@rm -f $(BUILD)/.gpu-*
 	@touch $@
 
+GPU_MODULE := $(if $(filter cuda hip,$(ATA_GPU)),$(BUILD)/libata_$(ATA_GPU).so)
+ifneq ($(GPU_MODULE),)
+GPU_MODULE_OBJS := $(BUILD)/src/gpu_backend.o $(BUILD)/src/gpu_module.o $(GPU_OBJS)
+$(GPU_MODULE_OBJS): $(ATA_GPU_STAMP)
+$(GPU_MODULE): $(GPU_MODULE_OBJS) kernels/gpu_module.map
+	$(CC) -shared $(LDFLAGS) -Wl,--version-script=kernels/gpu_module.map -Wl,--no-undefined \
+	    -o $@ $(GPU_MODULE_OBJS) $(GPU_LIBS) -lm
+-include $(BUILD)/src/gpu_backend.d $(BUILD)/src/gpu_module.d
+endif
+
 .PHONY: cuda hip gpu-info gpu-tests
 cuda:
 	@if [ -z "$(NVCC)" ]; then \
@@ -98,6 +111,7 @@ gpu-info:
 	@echo "ATA_GPU=$(ATA_GPU) NVCC=$(NVCC) HIPCC=$(HIPCC) BUILD=$(BUILD)"
 	@echo "GPU_OBJS=$(GPU_OBJS)"
 	@echo "GPU_LIBS=$(GPU_LIBS)"
+	@echo "GPU_MODULE=$(GPU_MODULE)"
 
 # This file is included before the Makefile's first rule: keep `all` the default.
 .DEFAULT_GOAL := all

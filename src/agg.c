@@ -4,6 +4,7 @@
 #include <string.h>
 #include "agg.h"
 #include "error.h"
+#include "policy.h"
 
 void agg_free(agg_result *a)
 {
@@ -15,32 +16,64 @@ void agg_free(agg_result *a)
     memset(a, 0, sizeof *a);
 }
 
-/* Cut points over the level order. levelset: every level; syncfree: none;
- * ca (Alg. 7): merge whole levels until the task holds >= S; greedy: fixed
- * chunks of `cap` tasks, blind to level boundaries. Returns atask count. */
-static int cut_levels(const dag *d, ata_policy policy, int S, int cap, int *aptr)
+/* Builders (policy.h): cut points over the level order, or (la) an order of
+ * their own. Each returns the adaptive-task count; the table in policy.c
+ * says which policy uses which. */
+static void level_order(const dag *d, int *order)
 {
-    const int n = d->n;
-    int p = 0;
+    memcpy(order, d->level_rows, (size_t)d->n * sizeof *order);
+}
+
+int agg_cut_levelset(const dag *d, ata_uplo uplo, int size, int *order, int *aptr)
+{
+    (void)uplo; (void)size;
+    level_order(d, order);
     aptr[0] = 0;
-    if (n == 0) return 0;
-    if (policy == ATA_POLICY_SYNCFREE) { aptr[1] = n; return 1; }
-    if (policy == ATA_POLICY_GREEDY) {
-        for (int s = 0; s < n; s += cap) aptr[++p] = s + cap < n ? s + cap : n;
-        return p;
-    }
+    for (int l = 0; l < d->nlevels; l++) aptr[l + 1] = d->level_ptr[l + 1];
+    return d->n ? d->nlevels : 0;
+}
+
+int agg_cut_syncfree(const dag *d, ata_uplo uplo, int size, int *order, int *aptr)
+{
+    (void)uplo; (void)size;
+    level_order(d, order);
+    aptr[0] = 0;
+    if (d->n == 0) return 0;
+    aptr[1] = d->n;
+    return 1;
+}
+
+/* ca (Alg. 7): merge whole levels until the task holds >= S. */
+int agg_cut_ca(const dag *d, ata_uplo uplo, int S, int *order, int *aptr)
+{
+    (void)uplo;
+    int p = 0;
+    level_order(d, order);
+    aptr[0] = 0;
+    if (d->n == 0) return 0;
     for (int l = 0; l < d->nlevels; l++) {
         int end = d->level_ptr[l + 1];
-        if (policy == ATA_POLICY_LEVELSET || end - aptr[p] >= S || l == d->nlevels - 1)
-            aptr[++p] = end;
+        if (end - aptr[p] >= S || l == d->nlevels - 1) aptr[++p] = end;
     }
+    return p;
+}
+
+/* greedy: fixed chunks of `cap` tasks, blind to level boundaries. */
+int agg_cut_greedy(const dag *d, ata_uplo uplo, int cap, int *order, int *aptr)
+{
+    (void)uplo;
+    const int n = d->n;
+    int p = 0;
+    level_order(d, order);
+    aptr[0] = 0;
+    for (int s = 0; s < n; s += cap) aptr[++p] = s + cap < n ? s + cap : n;
     return p;
 }
 
 /* la (Alg. 8): chunks of S neighbouring rows along the topological
  * direction; inside a chunk, level then index (a stable scatter of the
  * level order into chunk buckets). */
-static int cut_locality(const dag *d, ata_uplo uplo, int S, int *order, int *aptr)
+int agg_cut_la(const dag *d, ata_uplo uplo, int S, int *order, int *aptr)
 {
     const int n = d->n, p = n ? (n + S - 1) / S : 0;
     memset(aptr, 0, ((size_t)p + 1) * sizeof *aptr);
@@ -126,22 +159,19 @@ ata_status agg_build(const dag *d, const int *ptr, const int *idx, int preds,
 {
     memset(out, 0, sizeof *out);
     const int n = d->n;
+    const policy_desc *pd = policy_get(policy);
+    if (!pd) return ata_fail(ATA_ERR_ARG, "aggregation: unknown policy %d", (int)policy);
     if (S < 1) S = 1;
     if (capacity < S) capacity = S;
-    int maxp = policy == ATA_POLICY_LEVELSET ? d->nlevels
-             : policy == ATA_POLICY_LA ? (n + S - 1) / S
-             : policy == ATA_POLICY_GREEDY ? (n + capacity - 1) / capacity : n;
-    out->S = policy == ATA_POLICY_GREEDY ? capacity : S;
+    out->S = pd->flags & POLICY_CAPACITY ? capacity : S;
     out->order = malloc(((size_t)n + 1) * sizeof *out->order);
-    out->atask_ptr = malloc(((size_t)maxp + 2) * sizeof *out->atask_ptr);
+    /* Every adaptive task holds a row: n + 1 cut points at most (trimmed below). */
+    out->atask_ptr = malloc(((size_t)n + 2) * sizeof *out->atask_ptr);
     if (!out->order || !out->atask_ptr) goto nomem;
-    if (policy == ATA_POLICY_LA) {
-        out->natasks = cut_locality(d, uplo, S, out->order, out->atask_ptr);
-        if (out->natasks < 0) goto nomem;
-    } else {
-        memcpy(out->order, d->level_rows, (size_t)n * sizeof *out->order);
-        out->natasks = cut_levels(d, policy, S, capacity, out->atask_ptr);
-    }
+    out->natasks = pd->build(d, uplo, out->S, out->order, out->atask_ptr);
+    if (out->natasks < 0) goto nomem;
+    int *trim = realloc(out->atask_ptr, ((size_t)out->natasks + 1) * sizeof *trim);
+    if (trim) out->atask_ptr = trim;
     out->flags = calloc((size_t)out->natasks + 1, 1);
     if (!out->flags) goto nomem;
     ata_status st = classify_edges(out, n, ptr, idx, preds, uplo);

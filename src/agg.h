@@ -39,6 +39,12 @@ ata_status agg_build(const dag *d, const int *ptr, const int *idx, int preds,
                      ata_uplo uplo, ata_policy policy, int S, int capacity,
                      agg_result *out);
 void agg_free(agg_result *a);
+/* The policies' builders (policy.h's policy_builder; policy.c's table). */
+int agg_cut_levelset(const dag *d, ata_uplo uplo, int size, int *order, int *aptr);
+int agg_cut_syncfree(const dag *d, ata_uplo uplo, int size, int *order, int *aptr);
+int agg_cut_ca(const dag *d, ata_uplo uplo, int S, int *order, int *aptr);
+int agg_cut_la(const dag *d, ata_uplo uplo, int S, int *order, int *aptr);
+int agg_cut_greedy(const dag *d, ata_uplo uplo, int cap, int *order, int *aptr);
 /* ATA_OK iff every edge goes from an earlier to a later position of `order`,
  * and no coarse edge crosses a segment without a barrier. */
 ata_status agg_check_order(const agg_result *a, int n, const int *ptr,

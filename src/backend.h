@@ -58,6 +58,30 @@ typedef struct ata_backend_ops {
 } ata_backend_ops;
 
 extern const ata_backend_ops cpu_backend_ops;
+
+/* GPU backends are run-time modules (backend_load.c): libata_cuda.so,
+ * libata_hip.so. A module exports one function, ata_backend_module, which
+ * takes what the core lends it and returns its ops table, or NULL when it
+ * was built from another version (ABI number or struct sizes differ). The
+ * module calls the core only through `host` (module_host.c maps ata_fail
+ * and the CSR helpers onto it), so it works with libata.so and libata.a
+ * alike and reports through the caller's ata_last_error(). Bump the ABI
+ * number when ata_backend_ops, ata_backend_host, ata_context or ata_plan
+ * change in a way sizes do not show. */
+#define ATA_BACKEND_ABI 1
+typedef struct ata_backend_host {
+    int abi;
+    size_t sizeof_context, sizeof_plan;
+    ata_status (*fail_msg)(ata_status s, const char *msg);
+    void (*clear_error)(void);
+    void (*csr_free)(ata_csr *A);
+    ata_status (*csr_transpose)(const ata_csr *A, ata_csr **out);
+} ata_backend_host;
+typedef const ata_backend_ops *(*ata_backend_module_fn)(const ata_backend_host *host);
+
+/* The ops of backend `b` (cpu, cuda, hip), loading its module on first use.
+ * ATA_ERR_BACKEND "backend unavailable: <name>: <why>" when it cannot. */
+ata_status backend_load(ata_backend b, const ata_backend_ops **out);
 #ifdef ATA_HAVE_CUDA
 extern const ata_backend_ops cuda_backend_ops;
 #endif

@@ -1,4 +1,5 @@
-/* context.c - backend choice, worker count, names of backends and policies. */
+/* context.c - backend choice, worker count, names of backends (policies: policy.c). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -9,7 +10,6 @@
 #define ATA_MAX_THREADS 256
 
 static const char *const backend_names[] = { "auto", "cpu", "cuda", "hip" };
-static const char *const policy_names[] = { "levelset", "syncfree", "ca", "la", "greedy", "vendor" };
 
 const char *ata_backend_name(ata_backend b)
 {
@@ -21,33 +21,6 @@ ata_status ata_backend_from_name(const char *name, ata_backend *out)
     for (int b = 0; name && b < 4; b++)
         if (!strcasecmp(name, backend_names[b])) { *out = (ata_backend)b; return ATA_OK; }
     return ata_fail(ATA_ERR_ARG, "unknown backend '%s' (expected auto, cpu, cuda or hip)", name ? name : "(null)");
-}
-
-const char *ata_policy_name(ata_policy p)
-{
-    return (unsigned)p < ATA_POLICY_COUNT ? policy_names[p] : "unknown";
-}
-
-ata_status ata_policy_from_name(const char *name, ata_policy *out)
-{
-    for (int p = 0; name && p < ATA_POLICY_COUNT; p++)
-        if (!strcasecmp(name, policy_names[p])) { *out = (ata_policy)p; return ATA_OK; }
-    return ata_fail(ATA_ERR_ARG, "unknown policy '%s' (expected levelset, syncfree, ca, la, greedy or vendor)",
-                    name ? name : "(null)");
-}
-
-static const ata_backend_ops *backend_ops(ata_backend b)
-{
-    switch (b) {
-    case ATA_BACKEND_CPU: return &cpu_backend_ops;
-#ifdef ATA_HAVE_CUDA
-    case ATA_BACKEND_CUDA: return &cuda_backend_ops;
-#endif
-#ifdef ATA_HAVE_HIP
-    case ATA_BACKEND_HIP: return &hip_backend_ops;
-#endif
-    default: return NULL;
-    }
 }
 
 ata_context_options ata_context_defaults(void)
@@ -65,15 +38,21 @@ static int default_threads(void)
     return t > ATA_MAX_THREADS ? ATA_MAX_THREADS : t;
 }
 
+/* GPU backends come from run-time modules (backend_load.c): a missing
+ * module, runtime or device is ATA_ERR_BACKEND "backend unavailable: ...". */
 static ata_status try_backend(ata_context *ctx, ata_backend b)
 {
-    const ata_backend_ops *ops = backend_ops(b);
-    if (!ops)
-        return ata_fail(ATA_ERR_BACKEND, "backend '%s' is not built into this library (see `make %s`)",
-                        ata_backend_name(b), ata_backend_name(b));
+    const ata_backend_ops *ops;
+    ATA_TRY(backend_load(b, &ops));
     ctx->backend = b;
     ctx->ops = ops;
-    return ops->ctx_init(ctx);
+    ata_status st = ops->ctx_init(ctx);
+    if (st != ATA_OK && b != ATA_BACKEND_CPU && !strstr(ata_last_error(), "backend unavailable")) {
+        char why[768];
+        snprintf(why, sizeof why, "%s", ata_last_error());
+        return ata_fail(st, "backend unavailable: %s: %s", ata_backend_name(b), why);
+    }
+    return st;
 }
 
 ata_status ata_context_create(const ata_context_options *opt, ata_context **out)

@@ -6,17 +6,19 @@
 #include "clock.h"
 #include "csr.h"
 #include "plan.h"
+#include "policy.h"
 
 static ata_status check_plan_options(const ata_context *ctx, const ata_plan_options *o)
 {
-    if ((unsigned)o->policy >= ATA_POLICY_COUNT) return ata_fail(ATA_ERR_ARG, "plan: unknown policy %d", (int)o->policy);
+    const policy_desc *pd = policy_get(o->policy);
+    if (!pd) return ata_fail(ATA_ERR_ARG, "plan: unknown policy %d", (int)o->policy);
     if (o->S < 0) return ata_fail(ATA_ERR_ARG, "plan: S = %d (expected 0 for auto, or >= 1)", o->S);
     if (!(o->R > 0)) return ata_fail(ATA_ERR_ARG, "plan: R = %g (expected > 0)", o->R);
     if (o->uplo != ATA_LOWER && o->uplo != ATA_UPPER) return ata_fail(ATA_ERR_ARG, "plan: bad uplo");
     if (o->diag != ATA_UNIT && o->diag != ATA_NON_UNIT) return ata_fail(ATA_ERR_ARG, "plan: bad diag");
     if (o->traversal != ATA_PULL && o->traversal != ATA_PUSH) return ata_fail(ATA_ERR_ARG, "plan: bad traversal");
-    if (o->policy == ATA_POLICY_VENDOR && ctx->backend == ATA_BACKEND_CPU)
-        return ata_fail(ATA_ERR_UNSUPPORTED, "policy 'vendor' (cuSPARSE/hipSPARSE) needs the cuda or hip backend");
+    if ((pd->flags & POLICY_GPU_ONLY) && ctx->backend == ATA_BACKEND_CPU)
+        return ata_fail(ATA_ERR_UNSUPPORTED, "policy '%s' (%s) needs the cuda or hip backend", pd->name, pd->description);
     return ATA_OK;
 }
 

@@ -1,0 +1,38 @@
+/* policy.h - the aggregation policies, declared once. A new policy is one
+ * row of policy_table (policy.c) plus its builder (agg.c) and its value in
+ * ata.h's ata_policy (kept there for the ABI; the table's length must match
+ * ATA_POLICY_COUNT, checked at compile time). Names, ata_policy_from_name,
+ * the aggregation, the checks on plan options, ata-bench's --policy list and
+ * its SVG colours all read the table. */
+#ifndef ATA_POLICY_H
+#define ATA_POLICY_H
+#include "ata.h"
+#include "dag.h"
+
+enum {
+    POLICY_GPU_ONLY = 1,    /* needs a GPU backend (the vendor library) */
+    POLICY_USES_S = 2,      /* the adaptive-task size S matters (probed when auto) */
+    POLICY_CAPACITY = 4     /* chunks of the backend's resident capacity (reported as S) */
+};
+
+/* Builder: cut the n user tasks into adaptive tasks. Writes the SET order
+ * (`order`, n) and the cut points `aptr` (room for n + 1; aptr[0] = 0) and
+ * returns the number of adaptive tasks, or -1 when out of memory. `size` is
+ * S, or the capacity for POLICY_CAPACITY. */
+typedef int (*policy_builder)(const dag *d, ata_uplo uplo, int size, int *order, int *aptr);
+
+typedef struct {
+    const char *name;
+    const char *description;
+    const char *colour;     /* ata-bench's SVG */
+    unsigned flags;         /* POLICY_* */
+    policy_builder build;
+} policy_desc;
+
+/* NULL for a value outside the table. */
+const policy_desc *policy_get(ata_policy p);
+int policy_count(void);
+/* "levelset, syncfree, ca, la, greedy or vendor" (last joined with `last`). */
+const char *policy_name_list(const char *last);
+
+#endif
