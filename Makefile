@@ -6,6 +6,7 @@
 #   make asan|tsan  the suite under AddressSanitizer+UBSan / ThreadSanitizer
 #   make cuda|hip   the GPU backends (see README)
 #   make bench      the benchmark suite into bench/out/
+#   make stress     PCG beside one busy process per core (bench/stress.sh)
 #   make install PREFIX=DIR
 BUILD    ?= build
 PREFIX   ?= /usr/local
@@ -35,7 +36,7 @@ TEST_UTIL := $(BUILD)/tests/test_util.o
 # GPU backends plug in through gpu.mk (objects + flags), when present.
 -include kernels/gpu.mk
 
-.PHONY: all deps run test check asan tsan bench install clean
+.PHONY: all deps run test check asan tsan bench install clean stress
 all: $(BUILD)/libata.a $(BUILD)/libata.so $(BUILD)/ata-bench
 
 deps:
@@ -76,6 +77,10 @@ tsan:
 
 bench: all
 	bash bench/suite.sh $(BUILD)/ata-bench bench/out
+
+# PCG under load (issue 10): 2/3/4 threads and serial beside busy loops.
+stress: all
+	bash bench/stress.sh $(BUILD)/ata-bench $(or $(STRESS_REPS),3)
 
 install: all
 	install -d $(PREFIX)/lib $(PREFIX)/include $(PREFIX)/bin $(PREFIX)/lib/pkgconfig
