@@ -36,7 +36,7 @@ TEST_UTIL := $(BUILD)/tests/test_util.o
 # GPU backends plug in through gpu.mk (objects + flags), when present.
 -include kernels/gpu.mk
 
-.PHONY: all deps run test check asan tsan bench install clean stress
+.PHONY: all deps run test check asan tsan bench install clean
 all: $(BUILD)/libata.a $(BUILD)/libata.so $(BUILD)/ata-bench
 
 deps:
@@ -73,12 +73,13 @@ asan:
 
 # The threaded tests (runtime executors, PCG's pool kernels) under ThreadSanitizer.
 tsan:
-	$(MAKE) BUILD=build-tsan SANITIZE=thread OPT=-O1 ATA_TEST_FILTER="runtime pcg" test
+	$(MAKE) BUILD=build-tsan SANITIZE=thread OPT=-O1 ATA_TEST_FILTER="runtime pcg load" test
 
 bench: all
 	bash bench/suite.sh $(BUILD)/ata-bench bench/out
 
 # PCG under load (issue 10): 2/3/4 threads and serial beside busy loops.
+.PHONY: stress
 stress: all
 	bash bench/stress.sh $(BUILD)/ata-bench $(or $(STRESS_REPS),3)
 

@@ -7,7 +7,12 @@
 
 static ata_status cpu_ctx_init(ata_context *ctx)
 {
-    ATA_TRY(cpu_pool_create(ctx->threads, ctx->opt.wait_policy, &ctx->pool));
+    /* Never more workers than the CPUs this process may use: a thread
+     * beyond them only takes turns with the others, and with static shares
+     * every barrier then waits for a context switch. threads_used in the
+     * plan info reports what runs. */
+    int cpus = cpu_pool_cpus_available();
+    ATA_TRY(cpu_pool_create(ctx->threads < cpus ? ctx->threads : cpus, ctx->opt.wait_policy, &ctx->pool));
     ctx->S_min = ctx->threads;          /* Eq. 5.1: one task per worker at a time */
     ctx->capacity = 4096 * ctx->threads; /* greedy: a cache-sized slice per worker */
     return ATA_OK;

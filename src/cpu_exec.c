@@ -53,6 +53,13 @@ typedef struct {
 /* Rows finished: wake dependency waiters if any sleep (see cpu_event). */
 static inline void exec_publish(exec_job *J) { cpu_event_notify(&J->ev); }
 
+/* A block finished: progress for the waiters' deadline (dep_check). */
+static inline void exec_block_done(exec_job *J, int tid, unsigned blocks)
+{
+    atomic_store_explicit(&J->prog[tid].v, blocks, memory_order_relaxed);
+    exec_publish(J);
+}
+
 typedef struct {
     exec_job *J;
     atomic_uint *f;
@@ -241,16 +248,16 @@ static void exec_worker(void *arg, int tid, int nt)
             const int k0 = (int)(lo + len * tid / nt), k1 = (int)(lo + len * (tid + 1) / nt);
             if (J->mode == EXEC_PULL) {
                 if (pull_block(J, k0, k1, tracked)) return;
-            } else {
-                for (int k = k0; k < k1; k++) {
-                    int i = s->order[k];
-                    int rc = J->mode == EXEC_PUSH ? run_push_col(J, k, i, tracked) : run_ilu0_row(J, i, tracked, work);
-                    if (rc) return;
-                    if (((k - k0) & 63) == 63) exec_publish(J);
-                }
+                exec_block_done(J, tid, ++blocks);
+                continue;
             }
-            atomic_store_explicit(&J->prog[tid].v, ++blocks, memory_order_relaxed);
-            exec_publish(J);
+            for (int k = k0; k < k1; k++) {
+                int i = s->order[k];
+                int rc = J->mode == EXEC_PUSH ? run_push_col(J, k, i, tracked) : run_ilu0_row(J, i, tracked, work);
+                if (rc) return;
+                if (((k - k0) & 63) == 63) exec_publish(J);
+            }
+            exec_block_done(J, tid, ++blocks);
         }
     }
 }
@@ -258,35 +265,34 @@ static void exec_worker(void *arg, int tid, int nt)
 static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, int *work)
 {
     ata_context *ctx = p->ctx;
-    exec_job J_;                /* ~16 KB: the progress counters */
-    exec_job *const J = &J_;
-    J->p = p;
-    J->mode = mode;
-    J->nt = p->info.threads_used > 0 ? p->info.threads_used : cpu_pool_workers(ctx->pool);
-    J->b = b;
-    J->x = x;
-    J->work = work;
-    J->epoch = mode == EXEC_PUSH ? 0 : plan_next_epoch(p);
-    cpu_barrier_init(&J->bar, J->nt);
-    cpu_wait_ctl_init(&J->ctl, ctx->pool, ctx->wait_timeout_s);
-    cpu_event_init(&J->ev);
-    atomic_init(&J->stuck_row, -1);
-    atomic_init(&J->stuck_dep, -1);
-    atomic_init(&J->bad_row, p->n);
-    for (int t = 0; t < J->nt; t++) atomic_init(&J->prog[t].v, 0);
-    if (J->nt == 1) exec_worker(J, 0, 1);   /* too small to gain from threads */
-    else cpu_pool_run_n(ctx->pool, exec_worker, J, J->nt);
-    if (atomic_load(&J->ctl.abort)) {
-        /* All that is known: nothing moved for wait_timeout_s. "Inconsistent"
+    exec_job J;     /* ~16 KB with its progress counters */
+    J.p = p;
+    J.mode = mode;
+    J.nt = p->info.threads_used > 0 ? p->info.threads_used : cpu_pool_workers(ctx->pool);
+    J.b = b;
+    J.x = x;
+    J.work = work;
+    J.epoch = mode == EXEC_PUSH ? 0 : plan_next_epoch(p);
+    cpu_barrier_init(&J.bar, J.nt);
+    cpu_wait_ctl_init(&J.ctl, ctx->pool, ctx->wait_timeout_s);
+    cpu_event_init(&J.ev);
+    for (int t = 0; t < J.nt; t++) atomic_init(&J.prog[t].v, 0);
+    atomic_init(&J.stuck_row, -1);
+    atomic_init(&J.stuck_dep, -1);
+    atomic_init(&J.bad_row, p->n);
+    if (J.nt == 1) exec_worker(&J, 0, 1);   /* too small to gain from threads */
+    else cpu_pool_run_n(ctx->pool, exec_worker, &J, J.nt);
+    if (atomic_load(&J.ctl.abort)) {
+        /* What is known: nothing moved for wait_timeout_s. "Inconsistent"
          * would need the plan check (agg_check_order) to prove it. */
-        int r = atomic_load(&J->stuck_row), d = atomic_load(&J->stuck_dep);
+        int r = atomic_load(&J.stuck_row), d = atomic_load(&J.stuck_dep);
         if (d >= 0)
             return ata_fail(ATA_ERR_TIMEOUT, "no progress for %g s: row %d waited for row %d (wait_timeout_s; "
                             "a corrupt plan, or threads starved of CPU)", ctx->wait_timeout_s, r, d);
         return ata_fail(ATA_ERR_TIMEOUT, "no progress for %g s: row %d waited for its predecessors "
                         "(wait_timeout_s; a corrupt plan, or threads starved of CPU)", ctx->wait_timeout_s, r);
     }
-    int bad = atomic_load(&J->bad_row);
+    int bad = atomic_load(&J.bad_row);
     if (bad == p->n) return ATA_OK;
     if (mode != EXEC_ILU0 && p->opt.uplo == ATA_UPPER) bad = p->n - 1 - bad;
     if (mode == EXEC_ILU0)
@@ -295,14 +301,6 @@ static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, in
                     bad, x[bad]);
 }
 
-/* A solve plan in position space: row k of the stored triangle is row
- * order[k], its column indices are positions too, and the solve keeps x in
- * position order (xp) beside the caller's x. A solve then streams the matrix
- * front to back and reads predecessors from nearby positions instead of
- * jumping across x level by level (5x on one core for a 3D Laplacian in
- * natural order). Values and their order in each row are unchanged, so pull
- * stays bitwise equal to the reference. done/indeg/pending are positional.
- * ILU0 plans keep row order: rows read each other by index. */
 /* Workers for this plan: cpu_pool_workers, unless its measured costs (n * T_u
  * serial, a barrier T_l each, waking the pool) say threads cannot gain;
  * then it runs on the calling thread. Not measured when S is fixed. */
@@ -314,6 +312,14 @@ static void exec_choose_threads(ata_plan *p)
     p->info.threads_used = cpu_pool_workers_worth(pool, p->n * p->info.T_u, p->info.barriers * p->info.T_l);
 }
 
+/* A solve plan in position space: row k of the stored triangle is row
+ * order[k], its column indices are positions too, and the solve keeps x in
+ * position order (xp) beside the caller's x. A solve then streams the matrix
+ * front to back and reads predecessors from nearby positions instead of
+ * jumping across x level by level (5x on one core for a 3D Laplacian in
+ * natural order). Values and their order in each row are unchanged, so pull
+ * stays bitwise equal to the reference. done/indeg/pending are positional.
+ * ILU0 plans keep row order: rows read each other by index. */
 ata_status cpu_exec_layout(ata_plan *p)
 {
     exec_choose_threads(p);
