@@ -7,6 +7,7 @@
 #   make cuda|hip   the GPU backends (see README)
 #   make petsc      the PETSc plugin and the MPI benchmark (solvers/petsc/petsc.mk)
 #   make bench      the benchmark suite into bench/out/
+#   make stress     PCG beside one busy process per core (bench/stress.sh)
 #   make install PREFIX=DIR
 BUILD    ?= build
 PREFIX   ?= /usr/local
@@ -90,10 +91,15 @@ asan:
 
 # The threaded tests (runtime executors, PCG's pool kernels) under ThreadSanitizer.
 tsan:
-	$(MAKE) BUILD=build-tsan SANITIZE=thread OPT=-O1 ATA_TEST_FILTER="runtime pcg" test
+	$(MAKE) BUILD=build-tsan SANITIZE=thread OPT=-O1 ATA_TEST_FILTER="runtime pcg load" test
 
 bench: all
 	bash bench/suite.sh $(BUILD)/ata-bench bench/out
+
+# PCG under load (issue 10): 2/3/4 threads and serial beside busy loops.
+.PHONY: stress
+stress: all
+	bash bench/stress.sh $(BUILD)/ata-bench $(or $(STRESS_REPS),3)
 
 install: all
 	install -d $(PREFIX)/lib $(PREFIX)/include $(PREFIX)/bin $(PREFIX)/lib/pkgconfig

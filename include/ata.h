@@ -48,7 +48,8 @@ typedef enum {
     ATA_ERR_NOT_CONVERGED,  /* iterative solver reached maxit */
     ATA_ERR_BREAKDOWN,      /* PCG: p'Ap <= 0 or NaN/Inf in the iteration */
     ATA_ERR_INDEFINITE_PC,  /* PCG: r'z <= 0, the preconditioner is indefinite */
-    ATA_ERR_TIMEOUT,        /* a dependency wait outlasted its bound (corrupt plan) */
+    ATA_ERR_TIMEOUT,        /* a dependency wait saw no progress for wait_timeout_s
+                               (a corrupt plan, or threads starved of CPU) */
     ATA_ERR_BACKEND,        /* backend unavailable, or a device call failed */
     ATA_ERR_INTERNAL,
     ATA_ERR_DIVERGED        /* PCG: ||r_k|| > dtol ||r_0|| (PETSc's DIVERGED_DTOL) */
@@ -162,11 +163,23 @@ typedef enum {
     ATA_BACKEND_HIP
 } ata_backend;
 
+/* How idle CPU workers wait (as OMP_WAIT_POLICY): DEFAULT spins up to
+ * ~50 us then sleeps on a futex (less when threads outnumber the CPUs, or
+ * while spins keep failing); ACTIVE spins and yields, never sleeping inside
+ * a solve (dedicated cores only); PASSIVE sleeps almost at once (shared or
+ * oversubscribed machines). DEFAULT takes ATA_WAIT_POLICY=active|passive
+ * from the environment when set (anything else: context creation fails). */
+typedef enum { ATA_WAIT_DEFAULT = 0, ATA_WAIT_ACTIVE, ATA_WAIT_PASSIVE } ata_wait_policy;
+
 typedef struct {
     ata_backend backend;
-    int threads;            /* CPU workers; 0: OMP_NUM_THREADS, else core count */
+    int threads;            /* CPU workers; 0: OMP_NUM_THREADS (1..256, else
+                               an error), else the CPUs this process may use
+                               (affinity mask, cgroup CPU quota) */
     int device;             /* GPU ordinal */
-    double wait_timeout_s;  /* bound on any dependency wait; default 10 s */
+    double wait_timeout_s;  /* a dependency wait that sees no progress for
+                               this long fails (ATA_ERR_TIMEOUT); default 10 s */
+    ata_wait_policy wait_policy;
 } ata_context_options;
 
 /* A context and its plans are used by one thread at a time (the context's
@@ -276,6 +289,10 @@ typedef struct {
                                without host<->device copies of b and x */
     ata_policy policy;
     ata_traversal traversal;
+    int threads_used;       /* CPU: workers a solve of this plan uses; 1 when
+                               the measured costs (T_u, T_l, waking the pool)
+                               say threads cannot gain (runs on the calling
+                               thread); decided only when S is auto. 0: GPU */
 } ata_plan_info;
 
 ATA_API ata_status ata_plan_get_info(const ata_plan *plan, ata_plan_info *info);

@@ -1,10 +1,13 @@
 /* context.c - backend choice, worker count, names of backends (policies: policy.c). */
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
 #include "context.h"
+#include "cpu_pool.h"
 #include "error.h"
 
 #define ATA_MAX_THREADS 256
@@ -25,17 +28,51 @@ ata_status ata_backend_from_name(const char *name, ata_backend *out)
 
 ata_context_options ata_context_defaults(void)
 {
-    ata_context_options o = { ATA_BACKEND_AUTO, 0, 0, 10.0 };
+    ata_context_options o = { ATA_BACKEND_AUTO, 0, 0, 10.0, ATA_WAIT_DEFAULT };
     return o;
 }
 
+/* OMP_NUM_THREADS as OpenMP reads it (the first entry of a comma list is
+ * the outer level's count), strictly: a value out of 1..ATA_MAX_THREADS or
+ * not a number is an error, as --threads is. Unset or blank: 0. */
+static ata_status env_threads(int *out)
+{
+    *out = 0;
+    const char *e = getenv("OMP_NUM_THREADS");
+    if (!e) return ATA_OK;
+    const char *s = e;
+    while (isspace((unsigned char)*s)) s++;
+    if (!*s) return ATA_OK;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    int digits = end != s;
+    while (isspace((unsigned char)*end)) end++;
+    if (!digits || errno || (*end && *end != ',') || v < 1 || v > ATA_MAX_THREADS)
+        return ata_fail(ATA_ERR_ARG, "OMP_NUM_THREADS='%s': expected a thread count in 1..%d", e, ATA_MAX_THREADS);
+    *out = (int)v;
+    return ATA_OK;
+}
+
+/* ATA_WAIT_POLICY=active|passive (as OMP_WAIT_POLICY); unset or blank:
+ * the default spin-then-sleep. */
+static ata_status env_wait_policy(ata_wait_policy *out)
+{
+    *out = ATA_WAIT_DEFAULT;
+    const char *e = getenv("ATA_WAIT_POLICY");
+    if (!e || !*e) return ATA_OK;
+    if (!strcasecmp(e, "active")) *out = ATA_WAIT_ACTIVE;
+    else if (!strcasecmp(e, "passive")) *out = ATA_WAIT_PASSIVE;
+    else return ata_fail(ATA_ERR_ARG, "ATA_WAIT_POLICY='%s': expected active or passive", e);
+    return ATA_OK;
+}
+
+/* Default workers: the CPUs this process may use (affinity mask, cgroup
+ * quota), never more: a thread beyond them only waits for the others. */
 static int default_threads(void)
 {
-    const char *e = getenv("OMP_NUM_THREADS");
-    int t = e ? atoi(e) : 0;
-    if (t <= 0) t = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    if (t <= 0) t = 1;
-    return t > ATA_MAX_THREADS ? ATA_MAX_THREADS : t;
+    int t = cpu_pool_cpus_available();
+    return t > ATA_MAX_THREADS ? ATA_MAX_THREADS : t < 1 ? 1 : t;
 }
 
 /* GPU backends come from run-time modules (backend_load.c): a missing
@@ -63,10 +100,15 @@ ata_status ata_context_create(const ata_context_options *opt, ata_context **out)
         return ata_fail(ATA_ERR_ARG, "context: threads = %d (expected 0 for default, or 1..%d)", o.threads, ATA_MAX_THREADS);
     if (!(o.wait_timeout_s > 0)) return ata_fail(ATA_ERR_ARG, "context: wait_timeout_s must be > 0");
     if ((unsigned)o.backend > ATA_BACKEND_HIP) return ata_fail(ATA_ERR_ARG, "context: unknown backend %d", (int)o.backend);
+    if ((unsigned)o.wait_policy > ATA_WAIT_PASSIVE)
+        return ata_fail(ATA_ERR_ARG, "context: unknown wait policy %d", (int)o.wait_policy);
+    int env_t = 0;
+    if (o.threads == 0) ATA_TRY(env_threads(&env_t));
+    if (o.wait_policy == ATA_WAIT_DEFAULT) ATA_TRY(env_wait_policy(&o.wait_policy));
     ata_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return ata_fail(ATA_ERR_NOMEM, "context: out of memory");
     ctx->opt = o;
-    ctx->threads = o.threads ? o.threads : default_threads();
+    ctx->threads = o.threads ? o.threads : env_t ? env_t : default_threads();
     ctx->wait_timeout_s = o.wait_timeout_s;
     ata_status st;
     if (o.backend == ATA_BACKEND_AUTO) {

@@ -26,49 +26,91 @@
 #include "error.h"
 #include "ilu0_row.h"
 
+#define EXEC_MAX_THREADS 256    /* ATA_MAX_THREADS (context.c) */
+
 enum { EXEC_PULL, EXEC_PUSH, EXEC_ILU0 };
+
+/* A worker's count of finished blocks, alone on its cache line. */
+typedef struct { atomic_uint v; char pad[60]; } exec_progress;
 
 typedef struct {
     ata_plan *p;
     int mode;
+    int nt;                 /* workers running it (1: the calling thread) */
     const double *b;
     double *x;              /* ILU0: the plan's values */
     uint32_t epoch;
     cpu_barrier bar;
     cpu_wait_ctl ctl;
+    cpu_event ev;           /* dependency waiters sleep here */
     atomic_int stuck_row, stuck_dep;
     atomic_int bad_row;     /* smallest row with a zero pivot (ILU0) or a
                                non-finite x_i (solves) */
     int *work;              /* ILU0: n ints per worker, all -1 */
+    exec_progress prog[EXEC_MAX_THREADS];
 } exec_job;
 
-/* Bounded spin until *f == want (a done flag reaching the epoch, or a
- * pending counter reaching 0). 0: ready; -1: abort (timeout, ours or another
- * worker's). The acquire load pairs with the producer's release store (or
- * the release sequence of decrements), so what it wrote before is seen.
+/* Rows finished: wake dependency waiters if any sleep (see cpu_event). */
+static inline void exec_publish(exec_job *J) { cpu_event_notify(&J->ev); }
+
+/* A block finished: progress for the waiters' deadline (dep_check). */
+static inline void exec_block_done(exec_job *J, int tid, unsigned blocks)
+{
+    atomic_store_explicit(&J->prog[tid].v, blocks, memory_order_relaxed);
+    exec_publish(J);
+}
+
+typedef struct {
+    exec_job *J;
+    atomic_uint *f;
+    uint32_t want;
+    int row, dep;
+    unsigned seen;          /* sum of the progress counters last seen */
+    double t_prog;          /* when it last changed */
+} dep_wait;
+
+static int dep_ready(void *a)
+{
+    dep_wait *w = a;
+    return atomic_load_explicit(w->f, memory_order_acquire) == w->want;
+}
+
+/* Every ~10 ms of waiting: leave on abort; time out after deadline_s in
+ * which no worker finished a block (progress anywhere resets the clock, so
+ * a slow but moving solve on a loaded machine is not failed). */
+static int dep_check(void *a, double now)
+{
+    dep_wait *w = a;
+    exec_job *J = w->J;
+    if (atomic_load_explicit(&J->ctl.abort, memory_order_relaxed)) return -1;
+    unsigned sum = 0;
+    for (int t = 0; t < J->nt; t++) sum += atomic_load_explicit(&J->prog[t].v, memory_order_relaxed);
+    if (w->t_prog == 0 || sum != w->seen) { w->seen = sum; w->t_prog = now; return 0; }
+    if (now - w->t_prog <= J->ctl.deadline_s) return 0;
+    /* Only the first to time out names the row: the others may be waiting
+     * on it in turn. The pool's join orders these stores before the
+     * caller reads them. */
+    int expect = 0;
+    if (atomic_compare_exchange_strong(&J->ctl.abort, &expect, 1)) {
+        atomic_store_explicit(&J->stuck_row, w->row, memory_order_relaxed);
+        atomic_store_explicit(&J->stuck_dep, w->dep, memory_order_relaxed);
+    }
+    return -1;
+}
+
+/* Bounded wait until *f == want (a done flag reaching the epoch, or a
+ * pending counter reaching 0): spin, then sleep on J->ev (cpu_wait). 0:
+ * ready; -1: abort (no progress, ours or another worker's). The acquire
+ * load pairs with the producer's release store (or the release sequence of
+ * decrements), so what it wrote before is seen. Our own finished rows are
+ * published first: a producer may be waiting on them in turn.
  * dep < 0: the predecessor is unknown (push counts, it doesn't name). */
 static int wait_u32(exec_job *J, atomic_uint *f, uint32_t want, int row, int dep)
 {
-    double t0 = 0;
-    for (unsigned spins = 0; atomic_load_explicit(f, memory_order_acquire) != want; spins++) {
-        cpu_relax(spins);
-        if ((spins & 1023) != 1023) continue;
-        if (atomic_load_explicit(&J->ctl.abort, memory_order_relaxed)) return -1;
-        double now = clock_now();
-        if (t0 == 0) t0 = now;
-        else if (now - t0 > J->ctl.deadline_s) {
-            /* Only the first to time out names the row: the others may be
-             * waiting on it in turn. The pool's join orders these stores
-             * before the caller reads them. */
-            int expect = 0;
-            if (atomic_compare_exchange_strong(&J->ctl.abort, &expect, 1)) {
-                atomic_store_explicit(&J->stuck_row, row, memory_order_relaxed);
-                atomic_store_explicit(&J->stuck_dep, dep, memory_order_relaxed);
-            }
-            return -1;
-        }
-    }
-    return 0;
+    dep_wait w = { J, f, want, row, dep, 0, 0 };
+    if (dep_ready(&w)) return 0;
+    exec_publish(J);
+    return cpu_wait(&J->ctl, &J->ev, dep_ready, dep_check, &w);
 }
 
 /* x_i -= v with a CAS loop: C11 has no atomic add on double. */
@@ -126,6 +168,7 @@ static int pull_block(exec_job *J, int k0, int k1, int tracked)
                     return -1;
                 s -= Tx[q] * xp[j];
             }
+            if (((k - k0) & 63) == 63) exec_publish(J);
         } else {
             for (int q = lo; q < hi; q++) s -= Tx[q] * xp[Tj[q]];
         }
@@ -195,6 +238,7 @@ static void exec_worker(void *arg, int tid, int nt)
         if (cpu_barrier_wait(&J->bar, &sense, &J->ctl)) return;
     }
     int r = 0;  /* current run; runs never straddle atasks */
+    unsigned blocks = 0;
     for (int a = 0; a < s->natasks; a++) {
         if (a > 0 && (s->flags[a] & ATASK_BARRIER) && cpu_barrier_wait(&J->bar, &sense, &J->ctl)) return;
         const int tracked = s->flags[a] & ATASK_TRACKED;
@@ -204,13 +248,16 @@ static void exec_worker(void *arg, int tid, int nt)
             const int k0 = (int)(lo + len * tid / nt), k1 = (int)(lo + len * (tid + 1) / nt);
             if (J->mode == EXEC_PULL) {
                 if (pull_block(J, k0, k1, tracked)) return;
+                exec_block_done(J, tid, ++blocks);
                 continue;
             }
             for (int k = k0; k < k1; k++) {
                 int i = s->order[k];
                 int rc = J->mode == EXEC_PUSH ? run_push_col(J, k, i, tracked) : run_ilu0_row(J, i, tracked, work);
                 if (rc) return;
+                if (((k - k0) & 63) == 63) exec_publish(J);
             }
+            exec_block_done(J, tid, ++blocks);
         }
     }
 }
@@ -218,27 +265,32 @@ static void exec_worker(void *arg, int tid, int nt)
 static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, int *work)
 {
     ata_context *ctx = p->ctx;
-    exec_job J;
+    exec_job J;     /* ~16 KB with its progress counters */
     J.p = p;
     J.mode = mode;
+    J.nt = p->info.threads_used > 0 ? p->info.threads_used : cpu_pool_workers(ctx->pool);
     J.b = b;
     J.x = x;
     J.work = work;
     J.epoch = mode == EXEC_PUSH ? 0 : plan_next_epoch(p);
-    cpu_barrier_init(&J.bar, cpu_pool_size(ctx->pool));
-    atomic_init(&J.ctl.abort, 0);
-    J.ctl.deadline_s = ctx->wait_timeout_s;
+    cpu_barrier_init(&J.bar, J.nt);
+    cpu_wait_ctl_init(&J.ctl, ctx->pool, ctx->wait_timeout_s);
+    cpu_event_init(&J.ev);
+    for (int t = 0; t < J.nt; t++) atomic_init(&J.prog[t].v, 0);
     atomic_init(&J.stuck_row, -1);
     atomic_init(&J.stuck_dep, -1);
     atomic_init(&J.bad_row, p->n);
-    cpu_pool_run(ctx->pool, exec_worker, &J);
+    if (J.nt == 1) exec_worker(&J, 0, 1);   /* too small to gain from threads */
+    else cpu_pool_run_n(ctx->pool, exec_worker, &J, J.nt);
     if (atomic_load(&J.ctl.abort)) {
+        /* What is known: nothing moved for wait_timeout_s. "Inconsistent"
+         * would need the plan check (agg_check_order) to prove it. */
         int r = atomic_load(&J.stuck_row), d = atomic_load(&J.stuck_dep);
         if (d >= 0)
-            return ata_fail(ATA_ERR_TIMEOUT, "row %d waited more than %g s for row %d: the plan's "
-                            "schedule is inconsistent", r, ctx->wait_timeout_s, d);
-        return ata_fail(ATA_ERR_TIMEOUT, "row %d waited more than %g s for its predecessors: the "
-                        "plan's schedule is inconsistent", r, ctx->wait_timeout_s);
+            return ata_fail(ATA_ERR_TIMEOUT, "no progress for %g s: row %d waited for row %d (wait_timeout_s; "
+                            "a corrupt plan, or threads starved of CPU)", ctx->wait_timeout_s, r, d);
+        return ata_fail(ATA_ERR_TIMEOUT, "no progress for %g s: row %d waited for its predecessors "
+                        "(wait_timeout_s; a corrupt plan, or threads starved of CPU)", ctx->wait_timeout_s, r);
     }
     int bad = atomic_load(&J.bad_row);
     if (bad == p->n) return ATA_OK;
@@ -247,6 +299,17 @@ static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, in
         return ata_fail(ATA_ERR_ZERO_PIVOT, "ilu0: zero pivot in row %d (u_ii = %g)", bad, x[p->diag[bad]]);
     return ata_fail(ATA_ERR_NONFINITE, "sptrsv: row %d: x = %g is not finite (overflow, or NaN/Inf in b)",
                     bad, x[bad]);
+}
+
+/* Workers for this plan: cpu_pool_workers, unless its measured costs (n * T_u
+ * serial, a barrier T_l each, waking the pool) say threads cannot gain;
+ * then it runs on the calling thread. Not measured when S is fixed. */
+static void exec_choose_threads(ata_plan *p)
+{
+    cpu_pool *pool = p->ctx->pool;
+    p->info.threads_used = cpu_pool_workers(pool);
+    if (p->info.threads_used == 1 || p->opt.S > 0 || !(p->info.T_u > 0)) return;
+    p->info.threads_used = cpu_pool_workers_worth(pool, p->n * p->info.T_u, p->info.barriers * p->info.T_l);
 }
 
 /* A solve plan in position space: row k of the stored triangle is row
@@ -259,6 +322,7 @@ static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, in
  * ILU0 plans keep row order: rows read each other by index. */
 ata_status cpu_exec_layout(ata_plan *p)
 {
+    exec_choose_threads(p);
     if (p->kind != PLAN_SPTRSV) return ATA_OK;
     const ata_csr *T = p->T;
     const int n = p->n, *order = p->sched.order;

@@ -1,6 +1,15 @@
-/* cpu_pool.h - persistent worker threads owned by a context. The caller of
- * cpu_pool_run is worker 0; the others wake on a generation counter (spin a
- * little, then sleep), run the job, and report back through a counter. */
+/* cpu_pool.h - persistent worker threads owned by a context, and the waits
+ * every CPU executor uses. The caller of cpu_pool_run is worker 0; the
+ * others wake on a generation word and report back through a counter.
+ *
+ * Waiting (OpenMP's spin-then-sleep): a wait spins for a bounded time, then
+ * sleeps on a futex that whoever ends the wait wakes, only when someone
+ * sleeps. Spinning keeps back-to-back synchronisations fast on idle cores;
+ * sleeping gives the core back when threads outnumber free cores (a busy
+ * neighbour, more threads than cores), so the thread we wait for can run.
+ * The policy (ata_wait_policy) sets the spin budget: active spins and yields
+ * (never sleeps inside a job), passive sleeps almost at once, the default
+ * spins up to ~50 us, shrinking per thread while its spins keep failing. */
 #ifndef ATA_CPU_POOL_H
 #define ATA_CPU_POOL_H
 #include <stdatomic.h>
@@ -10,25 +19,77 @@
 typedef struct cpu_pool cpu_pool;
 typedef void (*cpu_job_fn)(void *arg, int tid, int nthreads);
 
-ata_status cpu_pool_create(int nthreads, cpu_pool **out);
+/* wait_policy: ATA_WAIT_DEFAULT, ACTIVE or PASSIVE (already resolved from
+ * the environment by the context). */
+ata_status cpu_pool_create(int nthreads, ata_wait_policy wait_policy, cpu_pool **out);
 void cpu_pool_destroy(cpu_pool *pool);
 int cpu_pool_size(const cpu_pool *pool);
 /* Run fn(arg, tid, n) on every worker; returns when all have returned.
  * Not reentrant: one job at a time per pool. */
 void cpu_pool_run(cpu_pool *pool, cpu_job_fn fn, void *arg);
+/* Same with workers 0..m-1 only, as fn(arg, tid, m). */
+void cpu_pool_run_n(cpu_pool *pool, cpu_job_fn fn, void *arg, int m);
+/* Workers a job should use: the pool's size, but never more than the CPUs
+ * this process may use (cpu_pool_cpus_available, at creation). A thread
+ * beyond them only takes turns with the others: with static shares every
+ * barrier would wait for a context switch. */
+int cpu_pool_workers(const cpu_pool *pool);
+/* Same for a streaming job over `elems` elements (vector entries, matrix
+ * entries) on cpu_pool_workers workers; below CPU_POOL_INLINE_ELEMS on
+ * the calling thread alone, fn(arg, 0, 1). A fixed size, not a measured one, so a reduction gives the
+ * same bits for a given n and thread count: waking the workers and joining
+ * them costs ~2-5 us, streaming an element ~0.3-1 ns. Returns the number of
+ * workers that ran it. */
+#define CPU_POOL_INLINE_ELEMS 16384
+int cpu_pool_run_sized(cpu_pool *pool, cpu_job_fn fn, void *arg, size_t elems);
+/* Measured cost (seconds) of one empty cpu_pool_run at the time of the
+ * first call (bounded to ~2 ms of measuring). */
+double cpu_pool_job_cost(cpu_pool *pool);
+
+/* CPUs this process may run on: the affinity mask, lowered by a cgroup CPU
+ * quota (v2 cpu.max, v1 cfs_quota_us) of its cgroup or any ancestor. >= 1. */
+int cpu_pool_cpus_available(void);
 
 /* Bounded waiting shared by executors and barriers. */
 typedef struct {
     atomic_int abort;       /* set once by whoever times out */
-    double deadline_s;      /* per dependency wait */
+    double deadline_s;      /* per dependency wait: no progress for this long */
+    double spin_s;          /* spin budget of one wait before sleeping */
+    int active;             /* ATA_WAIT_ACTIVE: yield instead of sleeping */
+    int idle;               /* the pool's wait for the next job */
 } cpu_wait_ctl;
 
-void cpu_relax(unsigned spins);  /* pause, then yield after a while */
+/* The pool's policy, no abort, the given deadline. */
+void cpu_wait_ctl_init(cpu_wait_ctl *ctl, const cpu_pool *pool, double deadline_s);
+
+/* A word sleepers block on (seq) and how many do. Whoever makes a wait's
+ * condition true with release stores elsewhere (flags, counters) then calls
+ * cpu_event_notify: a fence and a load, plus a wake only if someone sleeps. */
+typedef struct {
+    atomic_uint seq;
+    atomic_uint sleepers;
+} cpu_event;
+
+void cpu_event_init(cpu_event *e);
+void cpu_event_notify(cpu_event *e);
+
+typedef int (*cpu_ready_fn)(void *arg);
+/* Called about every 10 ms of waiting; nonzero ends the wait with it. */
+typedef int (*cpu_check_fn)(void *arg, double now);
+/* Wait until ready(arg): spin within the policy's budget, then sleep on
+ * ev->seq until notified (active policy: yield instead). 0 once ready, or
+ * check's nonzero value. */
+int cpu_wait(const cpu_wait_ctl *ctl, cpu_event *ev, cpu_ready_fn ready, cpu_check_fn check, void *arg);
+
+/* 1 or cpu_pool_workers: whether threads pay for work that takes serial_s
+ * on one thread and sync_s of synchronisation when split (the measured
+ * job cost is added). */
+int cpu_pool_workers_worth(cpu_pool *pool, double serial_s, double sync_s);
 
 /* Sense-reversing barrier among n workers of one job. */
 typedef struct {
     atomic_int count;
-    atomic_int sense;
+    cpu_event ev;           /* seq is the sense */
     int n;
 } cpu_barrier;
 

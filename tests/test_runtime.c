@@ -234,8 +234,8 @@ static void test_many_plans(void **state)
     ata_context_destroy(ctx);
 }
 
-/* A corrupted plan must end with ATA_ERR_TIMEOUT, never hang, and leave the
- * context usable. Push: one column gets a dependency that never arrives.
+/* A corrupted plan must end with ATA_ERR_TIMEOUT ("no progress for T s"),
+ * never hang, and leave the context usable. Push: one column gets a dependency that never arrives.
  * Pull, one worker: a row is made to wait on the last task of the order,
  * which only that same worker could run. */
 static void test_corrupt_plan_times_out(void **state)
@@ -250,6 +250,7 @@ static void test_corrupt_plan_times_out(void **state)
         ata_context *ctx = make_ctx(t ? 2 : 1, 0.2);
         ata_plan_options po = ata_plan_defaults();
         po.policy = ATA_POLICY_SYNCFREE;
+        po.S = 1;   /* fixed: all workers, whatever the measured costs say */
         po.traversal = t ? ATA_PUSH : ATA_PULL;
         ata_plan *p;
         TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
@@ -263,6 +264,7 @@ static void test_corrupt_plan_times_out(void **state)
         ata_status st = ata_sptrsv(p, b, x);
         assert_int_equal(st, ATA_ERR_TIMEOUT);
         assert_non_null(strstr(ata_last_error(), "waited"));
+        assert_non_null(strstr(ata_last_error(), "no progress for 0.2 s"));
         ata_plan_destroy(p);
         TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
         TU_OK(ata_sptrsv(p, b, x));

@@ -1,0 +1,345 @@
+/* test_load.c - the CPU runtime when threads outnumber cores (issue 10):
+ * OMP_NUM_THREADS and ATA_WAIT_POLICY parsing, the default thread count,
+ * every wait policy bitwise equal to the serial reference, pools and
+ * contexts oversubscribed (more threads than CPUs, several contexts busy at
+ * once) still correct, small work on the calling thread. Bounded by
+ * correctness: an oversubscribed run must finish with the right bits; how
+ * fast is bench/stress.sh's business. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "test_util.h"
+#include "cpu_pool.h"
+
+static ata_status make_ctx(int threads, ata_wait_policy wp, ata_context **ctx)
+{
+    ata_context_options o = ata_context_defaults();
+    o.backend = ATA_BACKEND_CPU;
+    o.threads = threads;
+    o.wait_policy = wp;
+    o.wait_timeout_s = 60;
+    return ata_context_create(&o, ctx);
+}
+
+static void test_omp_num_threads(void **state)
+{
+    (void)state;
+    const char *bad[] = { "0", "-1", "-8", "abc", "3x", "2.5", "100000", "99999999999999999999", " ,2" };
+    ata_context *ctx = NULL;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        setenv("OMP_NUM_THREADS", bad[i], 1);
+        assert_int_equal(make_ctx(0, ATA_WAIT_DEFAULT, &ctx), ATA_ERR_ARG);
+        assert_non_null(strstr(ata_last_error(), "OMP_NUM_THREADS"));
+        assert_non_null(strstr(ata_last_error(), bad[i]));
+        /* An explicit count does not read the variable. */
+        TU_OK(make_ctx(2, ATA_WAIT_DEFAULT, &ctx));
+        assert_int_equal(ata_context_threads(ctx), 2);
+        ata_context_destroy(ctx);
+    }
+    const struct { const char *v; int want; } good[] = { { "3", 3 }, { " 5 ", 5 }, { "4,2", 4 }, { "256", 256 } };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        setenv("OMP_NUM_THREADS", good[i].v, 1);
+        TU_OK(make_ctx(0, ATA_WAIT_DEFAULT, &ctx));
+        assert_int_equal(ata_context_threads(ctx), good[i].want);
+        ata_context_destroy(ctx);
+    }
+    /* Unset or blank: the CPUs this process may use, never more than online. */
+    setenv("OMP_NUM_THREADS", "", 1);
+    TU_OK(make_ctx(0, ATA_WAIT_DEFAULT, &ctx));
+    int t = ata_context_threads(ctx);
+    ata_context_destroy(ctx);
+    unsetenv("OMP_NUM_THREADS");
+    TU_OK(make_ctx(0, ATA_WAIT_DEFAULT, &ctx));
+    assert_int_equal(ata_context_threads(ctx), t);
+    ata_context_destroy(ctx);
+    assert_int_equal(t, cpu_pool_cpus_available());
+    assert_true(t >= 1 && t <= sysconf(_SC_NPROCESSORS_ONLN));
+    cpu_set_t set;
+    assert_int_equal(sched_getaffinity(0, sizeof set, &set), 0);
+    assert_true(t <= CPU_COUNT(&set));
+    /* Shrink the affinity mask to one CPU: the default follows. */
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set)) { CPU_SET(c, &one); break; }
+    assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
+    TU_OK(make_ctx(0, ATA_WAIT_DEFAULT, &ctx));
+    assert_int_equal(ata_context_threads(ctx), 1);
+    ata_context_destroy(ctx);
+    assert_int_equal(sched_setaffinity(0, sizeof set, &set), 0);
+}
+
+static void test_wait_policy_parsing(void **state)
+{
+    (void)state;
+    ata_context *ctx = NULL;
+    const char *bad[] = { "bogus", "activ", "1", "passive " };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        setenv("ATA_WAIT_POLICY", bad[i], 1);
+        assert_int_equal(make_ctx(1, ATA_WAIT_DEFAULT, &ctx), ATA_ERR_ARG);
+        assert_non_null(strstr(ata_last_error(), "ATA_WAIT_POLICY"));
+        /* An explicit policy does not read the variable. */
+        TU_OK(make_ctx(1, ATA_WAIT_PASSIVE, &ctx));
+        ata_context_destroy(ctx);
+    }
+    const char *good[] = { "active", "PASSIVE", "Active", "" };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        setenv("ATA_WAIT_POLICY", good[i], 1);
+        TU_OK(make_ctx(2, ATA_WAIT_DEFAULT, &ctx));
+        ata_context_destroy(ctx);
+    }
+    unsetenv("ATA_WAIT_POLICY");
+    assert_int_equal(make_ctx(1, (ata_wait_policy)7, &ctx), ATA_ERR_ARG);
+    assert_non_null(strstr(ata_last_error(), "wait policy"));
+}
+
+/* Pull solves (every CPU policy, lower and upper) and ILU0 of one matrix on
+ * ctx, bitwise equal to the serial reference, `reps` times. S fixed, so the
+ * plan runs on all the workers it may use (no inline shortcut). */
+static void check_bitwise(ata_context *ctx, const ata_csr *A, int reps)
+{
+    const ata_policy pols[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCFREE, ATA_POLICY_CA, ATA_POLICY_LA,
+                                ATA_POLICY_GREEDY };
+    const int n = A->nrows;
+    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *xr = malloc(n * sizeof *xr);
+    tu_random_vec(b, n, 5);
+    for (size_t k = 0; k < sizeof pols / sizeof *pols; k++)
+        for (int up = 0; up < 2; up++) {
+            ata_plan_options po = ata_plan_defaults();
+            po.policy = pols[k];
+            po.S = 24;
+            po.uplo = up ? ATA_UPPER : ATA_LOWER;
+            ata_plan *p;
+            TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
+            ata_plan_info in;
+            TU_OK(ata_plan_get_info(p, &in));
+            assert_true(in.threads_used >= 1 && in.threads_used <= ata_context_threads(ctx));
+            TU_OK(ata_ref_sptrsv_csr(A, po.uplo, ATA_NON_UNIT, b, xr));
+            for (int r = 0; r < reps; r++) {
+                memset(x, 0, n * sizeof *x);
+                TU_OK(ata_sptrsv(p, b, x));
+                assert_memory_equal(x, xr, n * sizeof *x);
+            }
+            ata_plan_destroy(p);
+        }
+    ata_csr *R, *LU;
+    TU_OK(ata_csr_copy(A, &R));
+    TU_OK(ata_ref_ilu0(R));
+    ata_plan_options po = ata_plan_defaults();
+    po.S = 24;
+    TU_OK(ata_spilu0(ctx, A, &po, &LU));
+    assert_memory_equal(LU->val, R->val, A->nnz * sizeof *R->val);
+    ata_csr_free(LU);
+    ata_csr_free(R);
+    free(b); free(x); free(xr);
+}
+
+/* Every wait policy, 2 and 4 threads: the reference's bits; PCG gives the
+ * same bits under every policy (same thread count, same sums). */
+static void test_wait_policies_bitwise(void **state)
+{
+    (void)state;
+    ata_csr *A;
+    TU_OK(ata_gen_from_spec("lap3d:14,perm=4", &A));
+    const int n = A->nrows;
+    double *b = malloc(n * sizeof *b), *x0 = malloc(n * sizeof *x0), *x = malloc(n * sizeof *x);
+    for (int i = 0; i < n; i++) b[i] = 1;
+    const ata_wait_policy wps[] = { ATA_WAIT_DEFAULT, ATA_WAIT_ACTIVE, ATA_WAIT_PASSIVE };
+    for (int threads = 2; threads <= 4; threads += 2)
+        for (int w = 0; w < 3; w++) {
+            ata_context *ctx;
+            TU_OK(make_ctx(threads, wps[w], &ctx));
+            check_bitwise(ctx, A, 3);
+            ata_pcg_options opt = ata_pcg_defaults();
+            opt.plan.S = 24;
+            ata_pcg_result res;
+            TU_OK(ata_pcg(ctx, A, b, w ? x : x0, &opt, &res));
+            assert_true(res.relres <= 1e-6);
+            if (w) assert_memory_equal(x, x0, n * sizeof *x);
+            ata_pcg_result_free(&res);
+            ata_context_destroy(ctx);
+        }
+    free(b); free(x0); free(x);
+    ata_csr_free(A);
+}
+
+/* A pool of 8 workers (more than this machine's CPUs) through thousands
+ * of barriers under each policy: every worker sees every phase complete. */
+typedef struct {
+    cpu_barrier bar;
+    cpu_wait_ctl ctl;
+    atomic_int count;
+    atomic_int errors;
+    int rounds;
+} phase_job;
+
+static void phase_worker(void *arg, int tid, int nt)
+{
+    phase_job *J = arg;
+    int sense = 0;
+    (void)tid;
+    for (int r = 0; r < J->rounds; r++) {
+        atomic_fetch_add(&J->count, 1);
+        if (cpu_barrier_wait(&J->bar, &sense, &J->ctl)) { atomic_fetch_add(&J->errors, 1); return; }
+        if (atomic_load(&J->count) < (r + 1) * nt) atomic_fetch_add(&J->errors, 1);
+        if (cpu_barrier_wait(&J->bar, &sense, &J->ctl)) { atomic_fetch_add(&J->errors, 1); return; }
+    }
+}
+
+static void test_oversubscribed_pool(void **state)
+{
+    (void)state;
+    const ata_wait_policy wps[] = { ATA_WAIT_DEFAULT, ATA_WAIT_ACTIVE, ATA_WAIT_PASSIVE };
+    for (int w = 0; w < 3; w++) {
+        cpu_pool *pool;
+        TU_OK(cpu_pool_create(8, wps[w], &pool));
+        assert_true(cpu_pool_workers(pool) >= 1 && cpu_pool_workers(pool) <= 8);
+        for (int job = 0; job < 20; job++) {
+            phase_job J;
+            J.rounds = 100;
+            cpu_barrier_init(&J.bar, 8);
+            cpu_wait_ctl_init(&J.ctl, pool, 60);
+            atomic_init(&J.count, 0);
+            atomic_init(&J.errors, 0);
+            cpu_pool_run(pool, phase_worker, &J);
+            assert_int_equal(atomic_load(&J.errors), 0);
+            assert_int_equal(atomic_load(&J.count), 8 * J.rounds);
+        }
+        cpu_pool_destroy(pool);
+    }
+}
+
+/* Three caller threads, each with its own 4-thread context (the issue's
+ * "two contexts each taking all cores"), solving at once: 12 threads on
+ * this machine's CPUs, every answer the reference's bits. */
+typedef struct { const ata_csr *A; ata_wait_policy wp; int ok; } ctx_thread_arg;
+
+static void *ctx_thread(void *p)
+{
+    ctx_thread_arg *a = p;
+    ata_context *ctx;
+    if (make_ctx(4, a->wp, &ctx) != ATA_OK) return NULL;
+    const int n = a->A->nrows;
+    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *xr = malloc(n * sizeof *xr);
+    tu_random_vec(b, n, 9);
+    ata_plan_options po = ata_plan_defaults();
+    po.S = 16;
+    ata_plan *pl = NULL;
+    int ok = ata_sptrsv_plan_create(ctx, a->A, &po, &pl) == ATA_OK &&
+             ata_ref_sptrsv_csr(a->A, ATA_LOWER, ATA_NON_UNIT, b, xr) == ATA_OK;
+    for (int r = 0; ok && r < 30; r++)
+        ok = ata_sptrsv(pl, b, x) == ATA_OK && !memcmp(x, xr, n * sizeof *x);
+    if (pl) ata_plan_destroy(pl);
+    ata_context_destroy(ctx);
+    free(b); free(x); free(xr);
+    a->ok = ok;
+    return NULL;
+}
+
+static void test_concurrent_contexts(void **state)
+{
+    (void)state;
+    ata_csr *A;
+    TU_OK(ata_gen_from_spec("lap3d:16,perm=1", &A));
+    pthread_t th[3];
+    ctx_thread_arg args[3];
+    for (int i = 0; i < 3; i++) {
+        args[i] = (ctx_thread_arg){ A, (ata_wait_policy)i, 0 };
+        assert_int_equal(pthread_create(&th[i], NULL, ctx_thread, &args[i]), 0);
+    }
+    for (int i = 0; i < 3; i++) {
+        pthread_join(th[i], NULL);
+        assert_true(args[i].ok);
+    }
+    ata_csr_free(A);
+}
+
+/* More threads than CPUs on one context: the plan uses at most the CPUs
+ * this process may use, and still gives the reference's bits. */
+static void test_more_threads_than_cpus(void **state)
+{
+    (void)state;
+    int cpus = cpu_pool_cpus_available();
+    ata_csr *A;
+    TU_OK(ata_gen_from_spec("lap3d:12", &A));
+    ata_context *ctx;
+    TU_OK(make_ctx(cpus + 3 > 8 ? cpus + 3 : 8, ATA_WAIT_DEFAULT, &ctx));
+    ata_plan_options po = ata_plan_defaults();
+    po.S = 8;
+    ata_plan *p;
+    TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
+    ata_plan_info in;
+    TU_OK(ata_plan_get_info(p, &in));
+    assert_int_equal(in.threads_used, cpus < ata_context_threads(ctx) ? cpus : ata_context_threads(ctx));
+    ata_plan_destroy(p);
+    check_bitwise(ctx, A, 2);
+    ata_context_destroy(ctx);
+    ata_csr_free(A);
+}
+
+/* Work too small to gain from threads runs on the calling thread (S auto:
+ * measured costs), and says so in the plan info; S fixed uses the workers. */
+static void test_small_work_inline(void **state)
+{
+    (void)state;
+    ata_csr *A;
+    TU_OK(ata_gen_from_spec("lap2d:6", &A));    /* 36 rows */
+    ata_context *ctx;
+    TU_OK(make_ctx(2, ATA_WAIT_DEFAULT, &ctx));
+    ata_plan_options po = ata_plan_defaults();
+    ata_plan *p;
+    TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
+    ata_plan_info in;
+    TU_OK(ata_plan_get_info(p, &in));
+    assert_true(in.T_u > 0 && in.T_l > 0);
+    assert_int_equal(in.threads_used, 1);
+    ata_plan_destroy(p);
+    po.S = 4;
+    TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
+    TU_OK(ata_plan_get_info(p, &in));
+    assert_int_equal(in.threads_used, cpu_pool_cpus_available() >= 2 ? 2 : 1);
+    ata_plan_destroy(p);
+    check_bitwise(ctx, A, 2);
+    /* PCG on a small problem: the vector kernels and the solves run on the
+     * calling thread, so 2 threads give one thread's bits, close to the
+     * serial reference. */
+    const int n = A->nrows;
+    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *xr = malloc(n * sizeof *xr);
+    for (int i = 0; i < n; i++) b[i] = 1 + i % 3;
+    ata_pcg_options opt = ata_pcg_defaults();
+    ata_pcg_result res, rr;
+    ata_context *one;
+    TU_OK(make_ctx(1, ATA_WAIT_DEFAULT, &one));
+    TU_OK(ata_pcg(ctx, A, b, x, &opt, &res));
+    TU_OK(ata_pcg(one, A, b, xr, &opt, &rr));
+    assert_int_equal(res.L_info.threads_used, 1);
+    assert_int_equal(res.iterations, rr.iterations);
+    assert_memory_equal(x, xr, n * sizeof *x);
+    ata_pcg_result_free(&rr);
+    TU_OK(ata_pcg(NULL, A, b, xr, &opt, &rr));
+    assert_int_equal(res.iterations, rr.iterations);
+    assert_true(tu_rel_diff(x, xr, n) < 1e-12);
+    ata_pcg_result_free(&res);
+    ata_pcg_result_free(&rr);
+    ata_context_destroy(one);
+    free(b); free(x); free(xr);
+    ata_context_destroy(ctx);
+    ata_csr_free(A);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_omp_num_threads),
+        cmocka_unit_test(test_wait_policy_parsing),
+        cmocka_unit_test(test_wait_policies_bitwise),
+        cmocka_unit_test(test_oversubscribed_pool),
+        cmocka_unit_test(test_concurrent_contexts),
+        cmocka_unit_test(test_more_threads_than_cpus),
+        cmocka_unit_test(test_small_work_inline),
+    };
+    return cmocka_run_group_tests_name("load (waits, thread counts, oversubscription)", tests, NULL, NULL);
+}
