@@ -478,6 +478,119 @@ static void test_entry_validation(void **state)
     ata_context_destroy(ctx);
 }
 
+/* ------------------------------------------------------------------ */
+/* ILU0 with dense rows: linear, and bitwise what the plain scan gives */
+/* ------------------------------------------------------------------ */
+
+/* The IKJ row update as it was before rows were searched by bisection:
+ * scan all of row k's upper part for every l_ik. The oracle. */
+static void ilu0_scan_oracle(ata_csr *A)
+{
+    const int n = A->nrows, *Ap = A->rowptr, *Aj = A->col;
+    double *Ax = A->val;
+    int *diag = malloc((size_t)n * sizeof *diag), *work = malloc((size_t)n * sizeof *work);
+    for (int i = 0; i < n; i++) {
+        work[i] = -1;
+        for (int p = Ap[i]; p < Ap[i + 1]; p++)
+            if (Aj[p] == i) diag[i] = p;
+    }
+    for (int i = 0; i < n; i++) {
+        for (int p = Ap[i]; p < Ap[i + 1]; p++) work[Aj[p]] = p;
+        for (int p = Ap[i]; p < diag[i]; p++) {
+            const int k = Aj[p];
+            const double lik = Ax[p] / Ax[diag[k]];
+            Ax[p] = lik;
+            for (int q = diag[k] + 1; q < Ap[k + 1]; q++)
+                if (work[Aj[q]] >= 0) Ax[work[Aj[q]]] -= lik * Ax[q];
+        }
+        for (int p = Ap[i]; p < Ap[i + 1]; p++) work[Aj[p]] = -1;
+    }
+    free(diag);
+    free(work);
+}
+
+/* n x n: diagonal, `dense` full rows and columns at the given indices, and
+ * a scatter of random entries (deterministic). */
+static ata_csr *dense_rows_matrix(int n, const int *dense, int ndense, int scatter, uint64_t seed)
+{
+    char *on = calloc((size_t)n * n, 1);
+    for (int i = 0; i < n; i++) on[(size_t)i * n + i] = 1;
+    for (int d = 0; d < ndense; d++)
+        for (int j = 0; j < n; j++) on[(size_t)dense[d] * n + j] = on[(size_t)j * n + dense[d]] = 1;
+    uint64_t x = seed;
+    for (int k = 0; k < scatter; k++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        const int i = (int)((x >> 33) % (uint64_t)n), j = (int)((x >> 13) % (uint64_t)n);
+        on[(size_t)i * n + j] = on[(size_t)j * n + i] = 1;
+    }
+    int nnz = 0;
+    for (size_t k = 0; k < (size_t)n * n; k++) nnz += on[k];
+    ata_csr *A;
+    TU_OK(ata_csr_alloc(n, n, nnz, &A));
+    int q = 0;
+    for (int i = 0; i < n; i++) {
+        A->rowptr[i] = q;
+        for (int j = 0; j < n; j++)
+            if (on[(size_t)i * n + j]) {
+                A->col[q] = j;
+                A->val[q++] = i == j ? 2.0 * n : -1.0 / (1 + (i * 7 + j * 3) % 11);
+            }
+    }
+    A->rowptr[n] = q;
+    free(on);
+    return A;
+}
+
+static void test_ilu0_dense_rows(void **state)
+{
+    (void)state;
+    ata_context_options co = ata_context_defaults();
+    co.backend = ATA_BACKEND_CPU;
+    co.threads = 2;
+    ata_context *ctx;
+    TU_OK(ata_context_create(&co, &ctx));
+    const int first[] = { 0 }, last[] = { 799 }, mixed[] = { 3, 400, 401, 790 };
+    const struct { const int *dense; int nd, scatter; } cases[] = {
+        { first, 1, 0 }, { last, 1, 0 }, { mixed, 4, 3000 }, { first, 1, 20000 }, { NULL, 0, 40000 },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        ata_csr *A = dense_rows_matrix(800, cases[c].dense, cases[c].nd, cases[c].scatter, 17 + c), *R, *LU;
+        TU_OK(ata_csr_copy(A, &R));
+        ilu0_scan_oracle(R);
+        ata_csr *F;
+        TU_OK(ata_csr_copy(A, &F));
+        TU_OK(ata_ref_ilu0(F));
+        assert_memory_equal(F->val, R->val, (size_t)A->nnz * sizeof *A->val);
+        ata_plan_options po = ata_plan_defaults();
+        TU_OK(ata_spilu0(ctx, A, &po, &LU));
+        assert_memory_equal(LU->val, R->val, (size_t)A->nnz * sizeof *A->val);
+        ata_csr_free(A); ata_csr_free(R); ata_csr_free(F); ata_csr_free(LU);
+    }
+    /* the arrow with a dense first row: linear now (the scan took
+     * 0.74 s at n = 25k, quadratic); 200k rows must take well under 2 s */
+    const int n = 200000;
+    ata_csr *A;
+    TU_OK(ata_csr_alloc(n, n, 3 * n - 2, &A));
+    int q = 0;
+    for (int i = 0; i < n; i++) {
+        A->rowptr[i] = q;
+        if (i == 0)
+            for (int j = 0; j < n; j++) { A->col[q] = j; A->val[q++] = j ? -1.0 / (j + 1) : 4.0 * n; }
+        else {
+            A->col[q] = 0; A->val[q++] = -1.0 / (i + 2);
+            A->col[q] = i; A->val[q++] = 4.0 + i % 7;
+        }
+    }
+    A->rowptr[n] = q;
+    const double t0 = now();
+    TU_OK(ata_ref_ilu0(A));
+    const double dt = now() - t0;
+    printf("  arrow n = %d: serial ILU0 %.3f s\n", n, dt);
+    assert_true(dt < 2.0);
+    ata_csr_free(A);
+    ata_context_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -488,6 +601,7 @@ int main(void)
         cmocka_unit_test(test_sum_duplicates),
         cmocka_unit_test(test_csr_from_coo),
         cmocka_unit_test(test_entry_validation),
+        cmocka_unit_test(test_ilu0_dense_rows),
     };
     return cmocka_run_group_tests_name("input", tests, make_tmp, remove_tmp);
 }
