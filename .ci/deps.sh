@@ -2,6 +2,7 @@
 # Ensure the Debian packages the build needs. As root: apt-get installs the
 # missing ones. Otherwise: one line naming the exact command, and exit 1.
 # Usage: deps.sh [hip]   (hip: also the HIP compiler and hipSPARSE)
+#        deps.sh fuzz    (clang-14 and libFuzzer, for make fuzz)
 set -u
 need=()
 have_hdr() { [ -e "$1" ]; }
@@ -16,6 +17,11 @@ if [ "${1:-}" = hip ]; then
   command -v hipcc >/dev/null               || need+=(hipcc)
   have_hdr /usr/include/hip/hip_runtime.h   || need+=(libamdhip64-dev)
   have_hdr /usr/include/hipsparse/hipsparse.h || have_hdr /usr/include/hipsparse.h || need+=(libhipsparse-dev)
+fi
+if [ "${1:-}" = fuzz ]; then                 # make fuzz: clang-14 with libFuzzer
+  command -v clang-14 >/dev/null            || need+=(clang-14)
+  ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 \
+    || need+=(libclang-rt-14-dev libfuzzer-14-dev)
 fi
 [ ${#need[@]} -eq 0 ] && exit 0
 # unique, keep order
