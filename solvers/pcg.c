@@ -173,6 +173,7 @@ static ata_status pcg_iterate(pcg_ops *o, const double *b_host, double *x_host,
     CHECK(o->spmv(o, x, r));                       /* r = b - A x */
     CHECK(o->axpby(o, 1.0, b, -1.0, r));
     CHECK(o->dot(o, r, r, &rr));
+    if (!isfinite(rr)) { st = ata_fail(ATA_ERR_NONFINITE, "pcg: initial residual b - A x0 has NaN/Inf (x0 holds NaN/Inf, or A x0 overflows)"); goto out; }
     res->iterations = 0;
     res->relres = sqrt(rr) / scale;
     record(res, opt->keep_history, 0, res->relres);
@@ -233,13 +234,13 @@ out:
 
 /* PETSc's DIVERGED_INDEFINITE_PC at the source: for an SPD A, a pivot
  * u_ii <= 0 makes the ILU0 preconditioner indefinite. */
-static ata_status check_pivots(const ata_csr *LU)
+static ata_status check_pivots(const ata_csr *LU, const char *pc)
 {
     for (int i = 0; i < LU->nrows; i++)
         for (int q = LU->rowptr[i]; q < LU->rowptr[i + 1]; q++)
             if (LU->col[q] == i && !(LU->val[q] > 0))
-                return ata_fail(ATA_ERR_INDEFINITE_PC, "pcg: ILU0 pivot u_%d,%d = %g <= 0: the preconditioner is "
-                                "indefinite (is A symmetric positive definite?)", i, i, LU->val[q]);
+                return ata_fail(ATA_ERR_INDEFINITE_PC, "pcg: %s pivot u_%d,%d = %g <= 0: the preconditioner is "
+                                "indefinite (is A symmetric positive definite?)", pc, i, i, LU->val[q]);
     return ATA_OK;
 }
 
@@ -302,7 +303,8 @@ static ata_status factor(pcg_ops *o, const ata_csr *A, const ata_pcg_options *op
         plan_free(fp);
     }
     res->factor_s = clock_now() - t0;
-    if (st == ATA_OK) st = check_pivots(LU);
+    if (st != ATA_OK && opt->precond == ATA_PC_IC0) { char m[512] = ""; strncat(m, ata_last_error(), sizeof m - 1); st = ata_fail(st, "pcg: IC0 (from ILU0 of symmetric A): %s", m); }
+    if (st == ATA_OK) st = check_pivots(LU, opt->precond == ATA_PC_IC0 ? "IC0" : "ILU0");
     if (st != ATA_OK) { ata_csr_free(LU); return st; }
     *LU_out = LU;
     return ATA_OK;

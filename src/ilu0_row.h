@@ -7,6 +7,9 @@
 
 /* diag[i] = position of a_ii in A; MISSING_DIAG naming the first row without. */
 ata_status ilu0_find_diag(const ata_csr *A, int *diag);
+/* The failure for a bad pivot u of row i: ZERO_PIVOT if zero, NONFINITE if
+ * Inf or NaN; the reference and every backend report it so. */
+ata_status ilu0_pivot_fail(int row, double u);
 
 /* Position of column j in Aj[lo..hi) (sorted), or -1; *from advances to
  * where the next, larger j can start its search. */

@@ -591,6 +591,78 @@ static void test_ilu0_dense_rows(void **state)
     ata_context_destroy(ctx);
 }
 
+/* ------------------------------------------------------------------ */
+/* Messages say what failed                                            */
+/* ------------------------------------------------------------------ */
+
+static void test_messages(void **state)
+{
+    (void)state;
+    ata_context_options co = ata_context_defaults();
+    co.backend = ATA_BACKEND_CPU;
+    co.threads = 2;
+    ata_context *ctx;
+    TU_OK(ata_context_create(&co, &ctx));
+    /* an overflowed pivot is not a zero pivot: u_11 = 1 - (1e300/1e-300) 1e300 = -inf */
+    const int rp[] = { 0, 2, 4 }, cj[] = { 0, 1, 0, 1 };
+    double v[] = { 1e-300, 1e300, 1e300, 1 };
+    ata_csr A = { .nrows = 2, .ncols = 2, .nnz = 4, .rowptr = (int *)rp, .col = (int *)cj, .val = v };
+    ata_csr *F, *LU = NULL;
+    TU_OK(ata_csr_copy(&A, &F));
+    assert_int_equal(ata_ref_ilu0(F), ATA_ERR_NONFINITE);
+    expect_msg("ilu0: pivot in row 1 is not finite", "-inf");
+    ata_csr_free(F);
+    assert_int_equal(ata_spilu0(ctx, &A, NULL, &LU), ATA_ERR_NONFINITE);
+    expect_msg("ilu0: pivot in row 1 is not finite", "-inf");
+    /* a zero pivot still is one */
+    double z[] = { 1, 1, 1, 1 };
+    A.val = z;
+    TU_OK(ata_csr_copy(&A, &F));
+    assert_int_equal(ata_ref_ilu0(F), ATA_ERR_ZERO_PIVOT);
+    expect_msg("ilu0: zero pivot in row 1", "u_ii = 0");
+    ata_csr_free(F);
+    assert_int_equal(ata_spilu0(ctx, &A, NULL, &LU), ATA_ERR_ZERO_PIVOT);
+    expect_msg("ilu0: zero pivot in row 1", "u_ii = 0");
+    /* IC0 failures say IC0, on the reference and through the runtime */
+    double ind[] = { 1, 2, 2, 1 };
+    A.val = ind;
+    double b[2] = { 1, 1 }, x[2] = { 0, 0 };
+    ata_pcg_options po = ata_pcg_defaults();
+    po.precond = ATA_PC_IC0;
+    ata_pcg_result res;
+    for (int k = 0; k < 2; k++) {
+        memset(&res, 0, sizeof res);
+        assert_int_equal(ata_pcg(k ? ctx : NULL, &A, b, x, &po, &res), ATA_ERR_INDEFINITE_PC);
+        expect_msg("pcg: IC0 pivot u_1,1 = -3", "indefinite");
+        ata_pcg_result_free(&res);
+        A.val = z;
+        memset(&res, 0, sizeof res);
+        assert_int_not_equal(ata_pcg(k ? ctx : NULL, &A, b, x, &po, &res), ATA_OK);
+        expect_msg("pcg: IC0", "zero pivot in row 1");
+        ata_pcg_result_free(&res);
+        A.val = ind;
+    }
+    /* NaN in x0 is named as x0, not as b */
+    double spd[] = { 4, -1, -1, 4 }, x0[2] = { NAN, 0 };
+    A.val = spd;
+    po = ata_pcg_defaults();
+    po.use_x0 = 1;
+    for (int k = 0; k < 2; k++) {
+        memset(&res, 0, sizeof res);
+        x0[0] = NAN;
+        assert_int_equal(ata_pcg(k ? ctx : NULL, &A, b, x0, &po, &res), ATA_ERR_NONFINITE);
+        expect_msg("pcg: initial residual b - A x0", "x0 holds NaN/Inf");
+        ata_pcg_result_free(&res);
+    }
+    b[0] = INFINITY;
+    x0[0] = 0;
+    memset(&res, 0, sizeof res);
+    assert_int_equal(ata_pcg(NULL, &A, b, x0, &po, &res), ATA_ERR_NONFINITE);
+    expect_msg("pcg: right-hand side", "NaN/Inf");
+    ata_pcg_result_free(&res);
+    ata_context_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -602,6 +674,7 @@ int main(void)
         cmocka_unit_test(test_csr_from_coo),
         cmocka_unit_test(test_entry_validation),
         cmocka_unit_test(test_ilu0_dense_rows),
+        cmocka_unit_test(test_messages),
     };
     return cmocka_run_group_tests_name("input", tests, make_tmp, remove_tmp);
 }
