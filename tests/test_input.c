@@ -137,6 +137,7 @@ static void test_mm_lying_headers(void **state)
     assert_int_equal(A->nnz, 1);
     assert_int_equal(ata_csr_check_diag(A, "thin"), ATA_ERR_MISSING_DIAG);
     assert_non_null(strstr(ata_last_error(), "thin: row 0 "));
+    assert_non_null(strstr(ata_last_error(), "fewer entries than rows"));
     ata_csr_free(A);
     /* an indented comment before the size line is a comment */
     TU_OK(read_text("indent.mtx", "%%MatrixMarket matrix coordinate real general\n   % indented\n\t%x\n2 2 2\n"

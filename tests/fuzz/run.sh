@@ -30,8 +30,16 @@ else
   echo "fuzz: $M not found: seeding without the shared matrices"
 fi
 printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 4\n2 1 -1\n2 2 4\n3 3 4\n' | seed 0 mm-small
+# a collection archive: NAME/NAME.mtx beside NAME/NAME_b.mtx
+mkdir -p "$F/tar/small"
+tail -c +2 "$F/corpus-read/mm-small" > "$F/tar/small/small_b.mtx"
+tail -c +2 "$F/corpus-read/mm-small" > "$F/tar/small/small.mtx"
+tar czf - -C "$F/tar" small | seed 4 tar-small
 printf '%-72s%-8s\n%14d%14d%14d%14d\n%-3s%11s%14d%14d%14d%14d\n%-16s%-16s%-20s\n 1 3 4 5\n 1 3 2 3\n 4 1 5 6\n' \
   seed key 4 1 1 1 iua "" 3 3 4 0 '(40I2)' '(40I2)' '(40I2)' | seed 1 rb-small
+tail -c +2 "$F/corpus-read/rb-small" > "$F/tar/small/small.rua"
+rm "$F/tar/small/small.mtx"
+tar czf - -C "$F/tar" small | seed 4 tar-rb-small
 # Seeds for the API: n, options, mode, S, then row lengths / columns / values.
 printf '\x08\x00\x0c\x04\x02\x02\x02\x02\x02\x02\x02\x02\x00\x10\x01\x08\x01\x10\x02\x08\x02\x10\x03\x08\x03\x10\x04\x08\x04\x10' > "$F/corpus-api/tridiag"
 printf '\x05\x07\x03\x01\x01\xff\x02\x03\x01\xfb\x08\x07\x01\x09' > "$F/corpus-api/raw"
