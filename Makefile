@@ -117,3 +117,17 @@ clean:
 	rm -rf build build-asan build-tsan build-hip
 
 -include $(LIB_OBJS:.o=.d) $(BENCH_OBJS:.o=.d) $(TEST_BINS:=.d)
+
+# Fuzzing (tests/fuzz/): libFuzzer targets for the reader and the public
+# API under ASan+UBSan with clang-14 (`bash .ci/deps.sh fuzz`), each run for
+# FUZZ_SECONDS; a failing input stays in build-fuzz/fuzz/artifacts/.
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang-14
+.PHONY: fuzz fuzz-clean
+fuzz:
+	@bash .ci/deps.sh fuzz
+	$(MAKE) BUILD=build-fuzz CC=$(FUZZ_CC) CUDA=no OPT=-O1 SANITIZE=address,undefined,fuzzer-no-link build-fuzz/libata.a
+	FUZZ_CC=$(FUZZ_CC) FUZZ_LIBS="$(LDLIBS)" bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
+fuzz-clean:
+	rm -rf build-fuzz
+clean: fuzz-clean

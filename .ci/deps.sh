@@ -3,6 +3,7 @@
 # missing ones. Otherwise: one line naming the exact command, and exit 1.
 # Usage: deps.sh [hip]   (hip: also the HIP compiler and hipSPARSE)
 #        deps.sh petsc    (also PETSc and OpenMPI, for `make petsc`)
+#        deps.sh fuzz    (clang-14 and libFuzzer, for make fuzz)
 set -u
 need=()
 have_hdr() { [ -e "$1" ]; }
@@ -22,6 +23,11 @@ if [ "${1:-}" = petsc ]; then
   [ -n "${PETSC_DIR:-}" ] || pkg-config --exists PETSc 2>/dev/null || have_hdr /usr/lib/petsc/include/petsc.h || need+=(petsc-dev)
   command -v mpirun >/dev/null              || need+=(openmpi-bin)
   pkg-config --exists ompi-c 2>/dev/null || pkg-config --exists mpi 2>/dev/null || need+=(libopenmpi-dev)
+fi
+if [ "${1:-}" = fuzz ]; then                 # make fuzz: clang-14 with libFuzzer
+  command -v clang-14 >/dev/null            || need+=(clang-14)
+  ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 \
+    || need+=(libclang-rt-14-dev libfuzzer-14-dev)
 fi
 [ ${#need[@]} -eq 0 ] && exit 0
 # unique, keep order

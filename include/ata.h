@@ -148,7 +148,8 @@ ATA_API ata_status ata_ref_sptrsv_csc(const ata_csr *Tc, ata_uplo uplo, ata_diag
                               const double *b, double *x);
 /* ILU0 in place on A's pattern (row-oriented left-looking, IKJ): afterwards
  * the strict lower part is L (unit diagonal implied) and the upper part
- * with the diagonal is U. Zero pivot -> ATA_ERR_ZERO_PIVOT naming the row. */
+ * with the diagonal is U. Zero pivot -> ATA_ERR_ZERO_PIVOT naming the row
+ * (an Inf or NaN pivot, from overflow: ATA_ERR_NONFINITE). */
 ATA_API ata_status ata_ref_ilu0(ata_csr *A);
 /* y = A x (ATA_ERR_ARG on NULL arguments). */
 ATA_API ata_status ata_ref_spmv(const ata_csr *A, const double *x, double *y);

@@ -130,6 +130,8 @@ static ata_status pcg_iterate(ata_pcg_solver *s, const double *b_host, double *x
     CHECK(krylov_spmv(o, x, r));                       /* r = b - A x */
     CHECK(krylov_axpby(o, 1.0, b, -1.0, r));
     CHECK(krylov_dot(o, r, r, &rr));
+    if (!isfinite(rr))
+        return ata_fail(ATA_ERR_NONFINITE, "pcg: initial residual b - A x0 has NaN/Inf (x0 holds NaN/Inf, or A x0 overflows)");
     const double rnorm0 = sqrt(rr);
     res->iterations = 0;
     res->relres = sqrt(rr) / scale;

@@ -18,7 +18,7 @@ ata_status ata_ref_ilu0(ata_csr *A)
     for (int i = 0; i < n; i++) work[i] = -1;
     for (int i = 0; i < n; i++)
         if (ilu0_row(A->rowptr, A->col, A->val, diag, work, i)) {
-            st = ata_fail(ATA_ERR_ZERO_PIVOT, "ilu0: zero pivot in row %d (u_ii = %g)", i, A->val[diag[i]]);
+            st = ilu0_pivot_fail(i, A->val[diag[i]]);
             break;
         }
 out:

@@ -44,35 +44,64 @@ static ata_status order_nd(int n, int *xadj, int *adj, int *perm)
     return rc == METIS_OK ? ATA_OK : ata_fail(ATA_ERR_INTERNAL, "reorder: METIS_NodeND failed (%d)", rc);
 }
 
-/* BFS from a minimum-degree vertex of each component, neighbours by
- * increasing degree, then reversed (George & Liu). */
+/* Stable merge sort of v[0..k) by degree (tmp: k ints): the same order
+ * as an insertion sort, without its k^2 on a hub's neighbour list. */
+static void rcm_sort_by_degree(int *v, int *tmp, int k, const int *xadj)
+{
+    if (k < 2) return;
+    if (k <= 16) {                  /* insertion sort: short lists */
+        for (int a = 1; a < k; a++) {
+            int w = v[a], dw = xadj[w + 1] - xadj[w], b = a - 1;
+            while (b >= 0 && xadj[v[b] + 1] - xadj[v[b]] > dw) { v[b + 1] = v[b]; b--; }
+            v[b + 1] = w;
+        }
+        return;
+    }
+    const int h = k / 2;
+    rcm_sort_by_degree(v, tmp, h, xadj);
+    rcm_sort_by_degree(v + h, tmp, k - h, xadj);
+    int a = 0, b = h, t = 0;
+    while (a < h && b < k)          /* ties take the left run first: stable */
+        tmp[t++] = xadj[v[b] + 1] - xadj[v[b]] < xadj[v[a] + 1] - xadj[v[a]] ? v[b++] : v[a++];
+    while (a < h) tmp[t++] = v[a++];
+    while (b < k) tmp[t++] = v[b++];
+    memcpy(v, tmp, (size_t)k * sizeof *v);
+}
+
+/* BFS from a minimum-degree vertex of each component (the lowest index
+ * among equal degrees), neighbours by increasing degree, then reversed
+ * (George & Liu). Roots come from one pass over the vertices sorted by
+ * degree (a stable counting sort), so finding every root costs O(n) in
+ * all, not O(n) per component: the same ordering, in linear time. */
 static ata_status order_rcm(int n, const int *xadj, const int *adj, int *perm)
 {
     int *seq = malloc(((size_t)n + 1) * sizeof *seq), *nb = malloc(((size_t)n + 1) * sizeof *nb);
+    int *byd = malloc(((size_t)n + 1) * sizeof *byd), *cnt = calloc((size_t)n + 2, sizeof *cnt);
+    int *tmp = malloc(((size_t)n + 1) * sizeof *tmp);
     char *seen = calloc((size_t)n + 1, 1);
-    if (!seq || !nb || !seen) { free(seq); free(nb); free(seen); return ata_fail(ATA_ERR_NOMEM, "reorder: out of memory"); }
-    int head = 0, tail = 0;
+    if (!seq || !nb || !byd || !cnt || !tmp || !seen) {
+        free(seq); free(nb); free(byd); free(cnt); free(tmp); free(seen);
+        return ata_fail(ATA_ERR_NOMEM, "reorder: out of memory");
+    }
+    for (int v = 0; v < n; v++) cnt[xadj[v + 1] - xadj[v] + 1]++;    /* degree <= n - 1 */
+    for (int d = 0; d < n; d++) cnt[d + 1] += cnt[d];
+    for (int v = 0; v < n; v++) byd[cnt[xadj[v + 1] - xadj[v]]++] = v;
+    int head = 0, tail = 0, next_root = 0;
     while (tail < n) {
-        int root = -1;
-        for (int v = 0; v < n; v++)
-            if (!seen[v] && (root < 0 || xadj[v + 1] - xadj[v] < xadj[root + 1] - xadj[root])) root = v;
+        while (seen[byd[next_root]]) next_root++;
+        const int root = byd[next_root];
         seen[root] = 1;
         seq[tail++] = root;
         while (head < tail) {
             int v = seq[head++], k = 0;
             for (int q = xadj[v]; q < xadj[v + 1]; q++)
                 if (!seen[adj[q]]) { seen[adj[q]] = 1; nb[k++] = adj[q]; }
-            /* insertion sort by degree: neighbour lists are short */
-            for (int a = 1; a < k; a++) {
-                int w = nb[a], dw = xadj[w + 1] - xadj[w], b = a - 1;
-                while (b >= 0 && xadj[nb[b] + 1] - xadj[nb[b]] > dw) { nb[b + 1] = nb[b]; b--; }
-                nb[b + 1] = w;
-            }
+            rcm_sort_by_degree(nb, tmp, k, xadj);
             for (int a = 0; a < k; a++) seq[tail++] = nb[a];
         }
     }
     for (int k = 0; k < n; k++) perm[seq[k]] = n - 1 - k;
-    free(seq); free(nb); free(seen);
+    free(seq); free(nb); free(byd); free(cnt); free(tmp); free(seen);
     return ATA_OK;
 }
 

@@ -296,7 +296,7 @@ static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, in
     if (bad == p->n) return ATA_OK;
     if (mode != EXEC_ILU0 && p->opt.uplo == ATA_UPPER) bad = p->n - 1 - bad;
     if (mode == EXEC_ILU0)
-        return ata_fail(ATA_ERR_ZERO_PIVOT, "ilu0: zero pivot in row %d (u_ii = %g)", bad, x[p->diag[bad]]);
+        return ilu0_pivot_fail(bad, x[p->diag[bad]]);
     return ata_fail(ATA_ERR_NONFINITE, "sptrsv: row %d: x = %g is not finite (overflow, or NaN/Inf in b)",
                     bad, x[bad]);
 }

@@ -189,8 +189,9 @@ ata_status ata_csr_check_diag(const ata_csr *A, const char *what)
         return ata_fail(ATA_ERR_NOT_SQUARE, "%s: %d x %d matrix is not square", what, A->nrows, A->ncols);
     for (int i = 0; i < A->nrows; i++) {
         int p = csr_find(A, i, i);
-        if (p < 0)
-            return ata_fail(ATA_ERR_MISSING_DIAG, "%s: row %d (0-based) has no stored diagonal entry", what, i);
+        if (p < 0)      /* fewer entries than rows: say why no diagonal can be full */
+            return ata_fail(ATA_ERR_MISSING_DIAG, "%s: row %d (0-based) has no stored diagonal entry%s", what, i,
+                            A->nnz < A->nrows ? " (fewer entries than rows: some rows are empty)" : "");
         if (A->val[p] == 0 || !isfinite(A->val[p]))
             return ata_fail(ATA_ERR_ZERO_PIVOT, "%s: row %d (0-based): diagonal entry is %g", what, i, A->val[p]);
     }

@@ -30,6 +30,7 @@
 #include <string.h>
 #include "error.h"
 #include "plan.h"
+#include "ilu0_row.h"
 #include "gpu_kernels.h"
 
 #if defined(ATA_HAVE_HIP)
@@ -571,7 +572,7 @@ static ata_status finish(ata_plan *p, const char *what)
         const int r = hs->pivot_row;
         double u = NAN;
         ATA_TRY(download(g, &u, d->val + p->diag[r], sizeof u));
-        return ata_fail(ATA_ERR_ZERO_PIVOT, "ilu0: zero pivot in row %d (u_ii = %g)", r, u);
+        return ilu0_pivot_fail(r, u);
     }
     return ATA_OK;
 }

@@ -3,6 +3,15 @@
 #include "error.h"
 #include "ilu0_row.h"
 
+/* A zero pivot is one; an overflowed (Inf) or NaN pivot is another failure
+ * and is named as such. */
+ata_status ilu0_pivot_fail(int row, double u)
+{
+    if (u == 0) return ata_fail(ATA_ERR_ZERO_PIVOT, "ilu0: zero pivot in row %d (u_ii = 0)", row);
+    return ata_fail(ATA_ERR_NONFINITE, "ilu0: pivot in row %d is not finite (u_ii = %g): the factorisation "
+                    "overflowed", row, u);
+}
+
 /* Diagonal positions; the ILU0 DAG needs every diagonal stored. */
 ata_status ilu0_find_diag(const ata_csr *A, int *diag)
 {

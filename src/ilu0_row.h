@@ -7,19 +7,49 @@
 
 /* diag[i] = position of a_ii in A; MISSING_DIAG naming the first row without. */
 ata_status ilu0_find_diag(const ata_csr *A, int *diag);
+/* The failure for a bad pivot u of row i: ZERO_PIVOT if zero, NONFINITE if
+ * Inf or NaN; the reference and every backend report it so. */
+ata_status ilu0_pivot_fail(int row, double u);
+
+/* Position of column j in Aj[lo..hi) (sorted), or -1; *from advances to
+ * where the next, larger j can start its search. */
+static inline int ilu0_bisect(const int *Aj, int *from, int hi, int j)
+{
+    int lo = *from, top = hi;
+    while (lo < top) {
+        const int mid = lo + (top - lo) / 2;
+        if (Aj[mid] < j) lo = mid + 1; else top = mid;
+    }
+    *from = lo;
+    return lo < hi && Aj[lo] == j ? lo : -1;
+}
 
 /* work: n ints, all -1 on entry and on return. diag[k]: position of a_kk.
- * Returns 0, or 1 if the new pivot u_ii is zero or not finite. */
+ * Returns 0, or 1 if the new pivot u_ii is zero or not finite.
+ * Row k's update touches only row i's columns after k: scan row k's upper
+ * part against work[] when it is not much longer than that rest of row i,
+ * else look each of row i's columns up in row k by bisection, so one dense
+ * early row costs O(log n) per later row, not O(n). Both ways apply
+ * a_ij -= l_ik * u_kj once per matching j, so the result is bitwise the
+ * same. */
 static inline int ilu0_row(const int *Ap, const int *Aj, double *Ax,
                            const int *diag, int *work, int i)
 {
     const int lo = Ap[i], hi = Ap[i + 1], di = diag[i];
     for (int p = lo; p < hi; p++) work[Aj[p]] = p;
     for (int p = lo; p < di; p++) {
-        const int k = Aj[p];
+        const int k = Aj[p], kq = diag[k] + 1, khi = Ap[k + 1];
         const double lik = Ax[p] / Ax[diag[k]];
         Ax[p] = lik;
-        for (int q = diag[k] + 1; q < Ap[k + 1]; q++) {
+        if ((long long)(hi - p - 1) * 16 < khi - kq) {
+            int from = kq;
+            for (int w = p + 1; w < hi && from < khi; w++) {
+                const int q = ilu0_bisect(Aj, &from, khi, Aj[w]);
+                if (q >= 0) Ax[w] -= lik * Ax[q];
+            }
+            continue;
+        }
+        for (int q = kq; q < khi; q++) {
             const int w = work[Aj[q]];
             if (w >= 0) Ax[w] -= lik * Ax[q];
         }

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "reorder.h"
 #include "test_util.h"
 
 /* ------------------------------------------------------------------ */
@@ -136,6 +137,7 @@ static void test_mm_lying_headers(void **state)
     assert_int_equal(A->nnz, 1);
     assert_int_equal(ata_csr_check_diag(A, "thin"), ATA_ERR_MISSING_DIAG);
     assert_non_null(strstr(ata_last_error(), "thin: row 0 "));
+    assert_non_null(strstr(ata_last_error(), "fewer entries than rows"));
     ata_csr_free(A);
     /* an indented comment before the size line is a comment */
     TU_OK(read_text("indent.mtx", "%%MatrixMarket matrix coordinate real general\n   % indented\n\t%x\n2 2 2\n"
@@ -478,6 +480,270 @@ static void test_entry_validation(void **state)
     ata_context_destroy(ctx);
 }
 
+/* ------------------------------------------------------------------ */
+/* ILU0 with dense rows: linear, and bitwise what the plain scan gives */
+/* ------------------------------------------------------------------ */
+
+/* The IKJ row update as it was before rows were searched by bisection:
+ * scan all of row k's upper part for every l_ik. The oracle. */
+static void ilu0_scan_oracle(ata_csr *A)
+{
+    const int n = A->nrows, *Ap = A->rowptr, *Aj = A->col;
+    double *Ax = A->val;
+    int *diag = malloc((size_t)n * sizeof *diag), *work = malloc((size_t)n * sizeof *work);
+    for (int i = 0; i < n; i++) {
+        work[i] = -1;
+        for (int p = Ap[i]; p < Ap[i + 1]; p++)
+            if (Aj[p] == i) diag[i] = p;
+    }
+    for (int i = 0; i < n; i++) {
+        for (int p = Ap[i]; p < Ap[i + 1]; p++) work[Aj[p]] = p;
+        for (int p = Ap[i]; p < diag[i]; p++) {
+            const int k = Aj[p];
+            const double lik = Ax[p] / Ax[diag[k]];
+            Ax[p] = lik;
+            for (int q = diag[k] + 1; q < Ap[k + 1]; q++)
+                if (work[Aj[q]] >= 0) Ax[work[Aj[q]]] -= lik * Ax[q];
+        }
+        for (int p = Ap[i]; p < Ap[i + 1]; p++) work[Aj[p]] = -1;
+    }
+    free(diag);
+    free(work);
+}
+
+/* n x n: diagonal, `dense` full rows and columns at the given indices, and
+ * a scatter of random entries (deterministic). */
+static ata_csr *dense_rows_matrix(int n, const int *dense, int ndense, int scatter, uint64_t seed)
+{
+    char *on = calloc((size_t)n * n, 1);
+    for (int i = 0; i < n; i++) on[(size_t)i * n + i] = 1;
+    for (int d = 0; d < ndense; d++)
+        for (int j = 0; j < n; j++) on[(size_t)dense[d] * n + j] = on[(size_t)j * n + dense[d]] = 1;
+    uint64_t x = seed;
+    for (int k = 0; k < scatter; k++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        const int i = (int)((x >> 33) % (uint64_t)n), j = (int)((x >> 13) % (uint64_t)n);
+        on[(size_t)i * n + j] = on[(size_t)j * n + i] = 1;
+    }
+    int nnz = 0;
+    for (size_t k = 0; k < (size_t)n * n; k++) nnz += on[k];
+    ata_csr *A;
+    TU_OK(ata_csr_alloc(n, n, nnz, &A));
+    int q = 0;
+    for (int i = 0; i < n; i++) {
+        A->rowptr[i] = q;
+        for (int j = 0; j < n; j++)
+            if (on[(size_t)i * n + j]) {
+                A->col[q] = j;
+                A->val[q++] = i == j ? 2.0 * n : -1.0 / (1 + (i * 7 + j * 3) % 11);
+            }
+    }
+    A->rowptr[n] = q;
+    free(on);
+    return A;
+}
+
+static void test_ilu0_dense_rows(void **state)
+{
+    (void)state;
+    ata_context_options co = ata_context_defaults();
+    co.backend = ATA_BACKEND_CPU;
+    co.threads = 2;
+    ata_context *ctx;
+    TU_OK(ata_context_create(&co, &ctx));
+    const int first[] = { 0 }, last[] = { 799 }, mixed[] = { 3, 400, 401, 790 };
+    const struct { const int *dense; int nd, scatter; } cases[] = {
+        { first, 1, 0 }, { last, 1, 0 }, { mixed, 4, 3000 }, { first, 1, 20000 }, { NULL, 0, 40000 },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        ata_csr *A = dense_rows_matrix(800, cases[c].dense, cases[c].nd, cases[c].scatter, 17 + c), *R, *LU;
+        TU_OK(ata_csr_copy(A, &R));
+        ilu0_scan_oracle(R);
+        ata_csr *F;
+        TU_OK(ata_csr_copy(A, &F));
+        TU_OK(ata_ref_ilu0(F));
+        assert_memory_equal(F->val, R->val, (size_t)A->nnz * sizeof *A->val);
+        ata_plan_options po = ata_plan_defaults();
+        TU_OK(ata_spilu0(ctx, A, &po, &LU));
+        assert_memory_equal(LU->val, R->val, (size_t)A->nnz * sizeof *A->val);
+        ata_csr_free(A); ata_csr_free(R); ata_csr_free(F); ata_csr_free(LU);
+    }
+    /* the arrow with a dense first row: linear now (the scan took
+     * 0.74 s at n = 25k, quadratic); 200k rows must take well under 2 s */
+    const int n = 200000;
+    ata_csr *A;
+    TU_OK(ata_csr_alloc(n, n, 3 * n - 2, &A));
+    int q = 0;
+    for (int i = 0; i < n; i++) {
+        A->rowptr[i] = q;
+        if (i == 0)
+            for (int j = 0; j < n; j++) { A->col[q] = j; A->val[q++] = j ? -1.0 / (j + 1) : 4.0 * n; }
+        else {
+            A->col[q] = 0; A->val[q++] = -1.0 / (i + 2);
+            A->col[q] = i; A->val[q++] = 4.0 + i % 7;
+        }
+    }
+    A->rowptr[n] = q;
+    const double t0 = now();
+    TU_OK(ata_ref_ilu0(A));
+    const double dt = now() - t0;
+    printf("  arrow n = %d: serial ILU0 %.3f s\n", n, dt);
+    assert_true(dt < 2.0);
+    ata_csr_free(A);
+    ata_context_destroy(ctx);
+}
+
+/* ------------------------------------------------------------------ */
+/* Messages say what failed                                            */
+/* ------------------------------------------------------------------ */
+
+static void test_messages(void **state)
+{
+    (void)state;
+    ata_context_options co = ata_context_defaults();
+    co.backend = ATA_BACKEND_CPU;
+    co.threads = 2;
+    ata_context *ctx;
+    TU_OK(ata_context_create(&co, &ctx));
+    /* an overflowed pivot is not a zero pivot: u_11 = 1 - (1e300/1e-300) 1e300 = -inf */
+    const int rp[] = { 0, 2, 4 }, cj[] = { 0, 1, 0, 1 };
+    double v[] = { 1e-300, 1e300, 1e300, 1 };
+    ata_csr A = { .nrows = 2, .ncols = 2, .nnz = 4, .rowptr = (int *)rp, .col = (int *)cj, .val = v };
+    ata_csr *F, *LU = NULL;
+    TU_OK(ata_csr_copy(&A, &F));
+    assert_int_equal(ata_ref_ilu0(F), ATA_ERR_NONFINITE);
+    expect_msg("ilu0: pivot in row 1 is not finite", "-inf");
+    ata_csr_free(F);
+    assert_int_equal(ata_spilu0(ctx, &A, NULL, &LU), ATA_ERR_NONFINITE);
+    expect_msg("ilu0: pivot in row 1 is not finite", "-inf");
+    /* a zero pivot still is one */
+    double z[] = { 1, 1, 1, 1 };
+    A.val = z;
+    TU_OK(ata_csr_copy(&A, &F));
+    assert_int_equal(ata_ref_ilu0(F), ATA_ERR_ZERO_PIVOT);
+    expect_msg("ilu0: zero pivot in row 1", "u_ii = 0");
+    ata_csr_free(F);
+    assert_int_equal(ata_spilu0(ctx, &A, NULL, &LU), ATA_ERR_ZERO_PIVOT);
+    expect_msg("ilu0: zero pivot in row 1", "u_ii = 0");
+    /* IC0 failures say IC0, on the reference and through the runtime */
+    double ind[] = { 1, 2, 2, 1 };
+    A.val = ind;
+    double b[2] = { 1, 1 }, x[2] = { 0, 0 };
+    ata_pcg_options po = ata_pcg_defaults();
+    po.precond = ATA_PC_IC0;
+    ata_pcg_result res;
+    for (int k = 0; k < 2; k++) {
+        memset(&res, 0, sizeof res);
+        assert_int_equal(ata_pcg(k ? ctx : NULL, &A, b, x, &po, &res), ATA_ERR_INDEFINITE_PC);
+        expect_msg("pcg: IC0 pivot u_1,1 = -3", "indefinite");
+        ata_pcg_result_free(&res);
+        A.val = z;
+        memset(&res, 0, sizeof res);
+        assert_int_not_equal(ata_pcg(k ? ctx : NULL, &A, b, x, &po, &res), ATA_OK);
+        expect_msg("pcg: IC0", "zero pivot in row 1");
+        ata_pcg_result_free(&res);
+        A.val = ind;
+    }
+    /* NaN in x0 is named as x0, not as b */
+    double spd[] = { 4, -1, -1, 4 }, x0[2] = { NAN, 0 };
+    A.val = spd;
+    po = ata_pcg_defaults();
+    po.use_x0 = 1;
+    for (int k = 0; k < 2; k++) {
+        memset(&res, 0, sizeof res);
+        x0[0] = NAN;
+        assert_int_equal(ata_pcg(k ? ctx : NULL, &A, b, x0, &po, &res), ATA_ERR_NONFINITE);
+        expect_msg("pcg: initial residual b - A x0", "x0 holds NaN/Inf");
+        ata_pcg_result_free(&res);
+    }
+    b[0] = INFINITY;
+    x0[0] = 0;
+    memset(&res, 0, sizeof res);
+    assert_int_equal(ata_pcg(NULL, &A, b, x0, &po, &res), ATA_ERR_NONFINITE);
+    expect_msg("pcg: right-hand side", "NaN/Inf");
+    ata_pcg_result_free(&res);
+    ata_context_destroy(ctx);
+}
+
+/* ------------------------------------------------------------------ */
+/* RCM in linear time, same ordering                                   */
+/* ------------------------------------------------------------------ */
+
+/* The ordering as first written: a scan of all vertices for each
+ * component's root, insertion sort of the neighbours. A is symmetric, so
+ * its off-diagonal pattern is the graph. The oracle. */
+static void rcm_oracle(const ata_csr *A, int *perm)
+{
+    const int n = A->nrows, *Ap = A->rowptr, *Aj = A->col;
+    int *deg = calloc((size_t)n, sizeof *deg), *seq = malloc((size_t)n * sizeof *seq);
+    int *nb = malloc((size_t)n * sizeof *nb);
+    char *seen = calloc((size_t)n, 1);
+    for (int v = 0; v < n; v++)
+        for (int q = Ap[v]; q < Ap[v + 1]; q++) deg[v] += Aj[q] != v;
+    int head = 0, tail = 0;
+    while (tail < n) {
+        int root = -1;
+        for (int v = 0; v < n; v++)
+            if (!seen[v] && (root < 0 || deg[v] < deg[root])) root = v;
+        seen[root] = 1;
+        seq[tail++] = root;
+        while (head < tail) {
+            int v = seq[head++], k = 0;
+            for (int q = Ap[v]; q < Ap[v + 1]; q++)
+                if (Aj[q] != v && !seen[Aj[q]]) { seen[Aj[q]] = 1; nb[k++] = Aj[q]; }
+            for (int a = 1; a < k; a++) {
+                int w = nb[a], b = a - 1;
+                while (b >= 0 && deg[nb[b]] > deg[w]) { nb[b + 1] = nb[b]; b--; }
+                nb[b + 1] = w;
+            }
+            for (int a = 0; a < k; a++) seq[tail++] = nb[a];
+        }
+    }
+    for (int k = 0; k < n; k++) perm[seq[k]] = n - 1 - k;
+    free(deg); free(seq); free(nb); free(seen);
+}
+
+static void test_rcm_linear(void **state)
+{
+    (void)state;
+    const int hub[] = { 5 };
+    ata_csr *cases[6];
+    cases[0] = dense_rows_matrix(600, NULL, 0, 150, 3);       /* many small components */
+    cases[1] = dense_rows_matrix(600, hub, 1, 400, 4);        /* a hub: a 600-neighbour list */
+    cases[2] = dense_rows_matrix(600, NULL, 0, 2000, 5);
+    TU_OK(ata_gen_from_spec("circuit:3000,perm=4", &cases[3]));
+    TU_OK(ata_gen_from_spec("lap2d:30x20", &cases[4]));
+    TU_OK(ata_csr_alloc(5000, 5000, 5000, &cases[5]));         /* diagonal: 5000 components */
+    for (int i = 0; i < 5000; i++) {
+        cases[5]->rowptr[i] = i; cases[5]->col[i] = i; cases[5]->val[i] = 1;
+    }
+    cases[5]->rowptr[5000] = 5000;
+    for (int c = 0; c < 6; c++) {
+        const ata_csr *A = cases[c];
+        int *perm, *want = malloc((size_t)A->nrows * sizeof *want);
+        TU_OK(reorder_perm(A, ATA_REORDER_RCM, &perm));
+        rcm_oracle(A, want);
+        assert_memory_equal(perm, want, (size_t)A->nrows * sizeof *perm);
+        free(perm); free(want);
+        ata_csr_free(cases[c]);
+    }
+    /* a 200k diagonal: 200k components (quadratic before: 0.67 s at 25k) */
+    ata_csr *D;
+    const int n = 200000;
+    TU_OK(ata_csr_alloc(n, n, n, &D));
+    for (int i = 0; i < n; i++) { D->rowptr[i] = i; D->col[i] = i; D->val[i] = 1; }
+    D->rowptr[n] = n;
+    int *perm;
+    const double t0 = now();
+    TU_OK(reorder_perm(D, ATA_REORDER_RCM, &perm));
+    const double dt = now() - t0;
+    printf("  RCM on a %d diagonal: %.3f s\n", n, dt);
+    assert_true(dt < 2.0);
+    for (int i = 0; i < n; i++) assert_int_equal(perm[i], n - 1 - i);
+    free(perm);
+    ata_csr_free(D);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -488,6 +754,9 @@ int main(void)
         cmocka_unit_test(test_sum_duplicates),
         cmocka_unit_test(test_csr_from_coo),
         cmocka_unit_test(test_entry_validation),
+        cmocka_unit_test(test_ilu0_dense_rows),
+        cmocka_unit_test(test_messages),
+        cmocka_unit_test(test_rcm_linear),
     };
     return cmocka_run_group_tests_name("input", tests, make_tmp, remove_tmp);
 }
