@@ -330,6 +330,150 @@ static void test_shift_spd(void **state)
     ata_context_destroy(ctx);
 }
 
+typedef struct { int calls, last_it; double last; } monitor_log;
+
+static void monitor(int it, double relres, void *ctx)
+{
+    monitor_log *m = ctx;
+    if (it != m->calls) fail_msg("monitor: iteration %d after %d calls", it, m->calls);
+    m->calls++;
+    m->last_it = it;
+    m->last = relres;
+}
+
+/* Setup once, 20 right-hand sides, update values, solve again: each solve
+ * bitwise equal to a fresh one-shot ata_pcg (same iterations). */
+static void check_split(ata_context *ctx, const char *spec, ata_reorder reorder)
+{
+    ata_csr *A;
+    TU_OK(ata_gen_from_spec(spec, &A));
+    const int n = A->nrows;
+    double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
+    const ata_precond pcs[] = { ATA_PC_ILU0, ATA_PC_IC0, ATA_PC_JACOBI, ATA_PC_NONE };
+    for (int pc = 0; pc < 4; pc++)
+        for (int rt = 0; rt < 2; rt++) {
+            ata_context *c = rt ? ctx : NULL;
+            ata_pcg_options o = ata_pcg_defaults();
+            o.precond = pcs[pc];
+            o.reorder = reorder;
+            o.rtol = 1e-8;
+            ata_pcg_solver *S;
+            TU_OK(ata_pcg_setup(c, A, &o, &S));
+            ata_csr *B;
+            TU_OK(ata_csr_copy(A, &B));
+            for (int step = 0; step < 2; step++) {
+                if (step == 1) {
+                    double *v = new_values(A, 2);
+                    memcpy(B->val, v, (size_t)A->nnz * sizeof *v);
+                    TU_OK(ata_pcg_update_values(S, v));
+                    free(v);
+                }
+                ata_pcg_solver *G;       /* a fresh setup on the same values */
+                TU_OK(ata_pcg_setup(c, B, &o, &G));
+                const int nb = step ? 3 : 20;
+                for (int k = 0; k < nb; k++) {
+                    tu_random_vec(b, n, 1000 + k);
+                    ata_pcg_result r1, r2;
+                    memset(x, 0, (size_t)n * sizeof *x);
+                    memset(y, 0, (size_t)n * sizeof *y);
+                    TU_OK(ata_pcg_solve(S, b, x, &r1));
+                    /* the first and last against the one-shot call, the others a fresh solver */
+                    if (k == 0 || k == nb - 1) TU_OK(ata_pcg(c, B, b, y, &o, &r2));
+                    else TU_OK(ata_pcg_solve(G, b, y, &r2));
+                    if (r1.iterations != r2.iterations || !bitwise_equal(x, y, n))
+                        fail_msg("%s %s %s step %d rhs %d: split %d its, fresh %d its, rel diff %g", spec,
+                                 ata_precond_name(pcs[pc]), rt ? "cpu" : "ref", step, k, r1.iterations,
+                                 r2.iterations, tu_rel_diff(x, y, n));
+                    assert_true(r1.relres == r2.relres);
+                }
+                ata_pcg_destroy(G);
+            }
+            ata_csr_free(B);
+            ata_pcg_destroy(S);
+        }
+    free(b); free(x); free(y);
+    ata_csr_free(A);
+}
+
+static void test_pcg_split(void **state)
+{
+    (void)state;
+    ata_context *ctx = cpu_ctx(2);
+    check_split(ctx, "lap3d:12", ATA_REORDER_NONE);        /* level-order layout on the runtime */
+    check_split(ctx, "lap2d:30,perm=4", ATA_REORDER_RCM);  /* user ordering + layout: composed maps */
+    check_split(ctx, "circuit:2000", ATA_REORDER_ND);
+    ata_context_destroy(ctx);
+}
+
+static void test_pcg_monitor_phases_failures(void **state)
+{
+    (void)state;
+    ata_context *ctx = cpu_ctx(2);
+    ata_csr *A;
+    TU_OK(ata_gen_from_spec("lap3d:16", &A));
+    const int n = A->nrows;
+    double *b = malloc((size_t)n * sizeof *b), *x = calloc((size_t)n, sizeof *x);
+    tu_random_vec(b, n, 9);
+    for (int rt = 0; rt < 2; rt++) {
+        monitor_log m = { 0, -1, 0 };
+        ata_pcg_options o = ata_pcg_defaults();
+        o.keep_history = 1;
+        o.monitor = monitor;
+        o.monitor_ctx = &m;
+        ata_pcg_solver *S;
+        TU_OK(ata_pcg_setup(rt ? ctx : NULL, A, &o, &S));
+        ata_pcg_result res;
+        TU_OK(ata_pcg_solve(S, b, x, &res));
+        assert_int_equal(m.calls, res.iterations + 1);
+        assert_int_equal(m.last_it, res.iterations);
+        assert_true(m.last == res.history[res.iterations]);
+        assert_true(res.L_solve_s > 0 && res.U_solve_s > 0 && res.spmv_s > 0 && res.vec_s > 0);
+        assert_true(res.L_solve_s + res.U_solve_s + res.spmv_s + res.vec_s <= res.solve_s);
+        ata_pcg_result_free(&res);
+        /* tolerances changed between solves */
+        m.calls = 0;
+        TU_OK(ata_pcg_set_tolerances(S, 0, 0, 3));
+        assert_int_equal(ata_pcg_solve(S, b, x, &res), ATA_ERR_NOT_CONVERGED);
+        assert_int_equal(res.iterations, 3);
+        ata_pcg_result_free(&res);
+        /* a failed update: indefinite factors, the solver refuses until a good one */
+        double *v = malloc((size_t)A->nnz * sizeof *v);
+        for (int q = 0; q < A->nnz; q++) v[q] = -A->val[q];
+        assert_int_equal(ata_pcg_update_values(S, v), ATA_ERR_INDEFINITE_PC);
+        assert_int_equal(ata_pcg_solve(S, b, x, &res), ATA_ERR_ZERO_PIVOT);
+        assert_int_equal(res.status, ATA_ERR_ZERO_PIVOT);
+        TU_OK(ata_pcg_update_values(S, A->val));
+        TU_OK(ata_pcg_set_tolerances(S, 1e-6, 0, 2000));
+        m.calls = 0;
+        TU_OK(ata_pcg_solve(S, b, x, &res));
+        ata_pcg_result_free(&res);
+        free(v);
+        ata_pcg_destroy(S);
+    }
+    /* divergence (PETSc's DTOL): Pd is not SPD; stops early and says so */
+    ata_csr *P = read_real("Pd.mtx");
+    if (P) {
+        double *pb = malloc((size_t)P->nrows * sizeof *pb), *px = calloc((size_t)P->nrows, sizeof *px);
+        for (int i = 0; i < P->nrows; i++) pb[i] = 1;
+        ata_pcg_result res;
+        ata_pcg_options o = ata_pcg_defaults();
+        assert_int_equal(ata_pcg(NULL, P, pb, px, &o, &res), ATA_ERR_DIVERGED);
+        printf("Pd: %s\n", ata_last_error());
+        assert_true(res.iterations < o.maxit);
+        assert_non_null(strstr(ata_last_error(), "dtol"));
+        o.dtol = 0;     /* off: runs to maxit */
+        o.maxit = 1000;
+        memset(px, 0, (size_t)P->nrows * sizeof *px);
+        assert_int_equal(ata_pcg(NULL, P, pb, px, &o, &res), ATA_ERR_NOT_CONVERGED);
+        assert_int_equal(res.iterations, 1000);
+        free(pb); free(px);
+        ata_csr_free(P);
+    }
+    free(b); free(x);
+    ata_csr_free(A);
+    ata_context_destroy(ctx);
+}
+
 static void test_names(void **state)
 {
     (void)state;
@@ -378,6 +522,8 @@ int main(void)
         cmocka_unit_test(test_factor_update),
         cmocka_unit_test(test_factor_zero_pivot),
         cmocka_unit_test(test_shift_spd),
+        cmocka_unit_test(test_pcg_split),
+        cmocka_unit_test(test_pcg_monitor_phases_failures),
         cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests_name("api", tests, NULL, NULL);
