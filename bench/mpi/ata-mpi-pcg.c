@@ -6,7 +6,10 @@
  *
  * Rank 0 reads (or generates) the matrix, partitions it (METIS k-way into P
  * parts, or PETSc's contiguous blocks), relabels the rows so that every
- * part's rows are contiguous, and sends each rank its rows; the matrix is
+ * part's rows are contiguous (in their old order, or with --order level in
+ * the level order of the part's lower-triangular DAG: the order ATA's
+ * solves run in; the same ILU(0) for a symmetric pattern), and sends each
+ * rank its rows; the matrix is
  * then a PETSc MPIAIJ matrix. KSPCG, b = 1, x0 = 0, rtol 1e-6. One row per
  * matrix x partition x solver: iterations, setup (KSPSetUp and the block
  * factorisations), solve time and time per iteration (slowest rank), edge
@@ -34,6 +37,7 @@ typedef struct {
     const char *solvers[MAXLIST];
     int nsolvers;
     const char *pc;         /* bjacobi | ilu | jacobi */
+    int level_order;        /* --order level */
     double rtol;
     int maxit, reps, quiet;
     const char *csv, *json;
@@ -42,7 +46,7 @@ typedef struct {
 typedef struct {
     char matrix[256];
     int n, nnz, P;
-    char partition[16], solver[16];
+    char partition[16], order[8], solver[16];
     long long cut;
     double imbalance;
     int its;
@@ -58,6 +62,8 @@ static int usage(FILE *f, int rc)
             "  --gen SPEC        lap2d:N, lap3d:N, lap3d27:N, circuit:N[,perm=SEED] (repeatable; default lap3d:32)\n"
             "  --partition LIST  metis,block (default metis,block): METIS k-way or PETSc's contiguous blocks\n"
             "  --solver LIST     ata,petsc (default ata,petsc): who factors and solves the sub-ILU(0)\n"
+            "  --order ORDER     natural (default) or level: rows of a part in their old order, or in the level\n"
+            "                    order of the part's lower-triangular DAG\n"
             "  --pc TYPE         bjacobi (default; sub-ILU(0)), ilu (one rank only), jacobi (no factorisation)\n"
             "  --rtol R          relative residual (default 1e-6)\n"
             "  --maxit N         iteration limit (default 5000)\n"
@@ -98,6 +104,13 @@ static int parse(int *argc, char **argv, opts_t *o)
         } else if (!strcmp(a, "--partition")) snprintf(parts, sizeof parts, "%s", v);
         else if (!strcmp(a, "--solver")) snprintf(solvers, sizeof solvers, "%s", v);
         else if (!strcmp(a, "--pc")) o->pc = v;
+        else if (!strcmp(a, "--order")) {
+            if (strcmp(v, "natural") && strcmp(v, "level")) {
+                fprintf(stderr, "ata-mpi-pcg: --order %s: expected natural or level\n", v);
+                return 2;
+            }
+            o->level_order = !strcmp(v, "level");
+        }
         else if (!strcmp(a, "--rtol")) o->rtol = atof(v);
         else if (!strcmp(a, "--maxit")) o->maxit = atoi(v);
         else if (!strcmp(a, "--reps")) o->reps = atoi(v);
@@ -197,22 +210,43 @@ static int partition(const ata_csr *A, int P, const char *how, int *part, long l
     return 0;
 }
 
-/* perm[old] = new: the rows of part 0 first, then part 1..., each in its
- * old order; nloc[r] = rows of part r. Checks that every row is owned once. */
-static int relabel(int n, int P, const int *part, int *perm, int *nloc)
+/* perm[old] = new: the rows of part 0 first, then part 1..., each part's
+ * rows by (level, old index); level 0 for all with natural order, else the
+ * row's level in the DAG of the part's strict lower triangle. nloc[r] = rows
+ * of part r. Checks that every row is owned exactly once. */
+typedef struct { int part, level, row; } relabel_key;
+
+static int relabel_cmp(const void *a, const void *b)
 {
-    int *off = calloc((size_t)P + 1, sizeof *off), *seen = calloc((size_t)n, sizeof *seen);
-    int ok = off && seen;
+    const relabel_key *x = a, *y = b;
+    if (x->part != y->part) return x->part < y->part ? -1 : 1;
+    if (x->level != y->level) return x->level < y->level ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+static int relabel(const ata_csr *A, int P, const int *part, int level_order, int *perm, int *nloc)
+{
+    int n = A->nrows, ok = 1;
+    relabel_key *k = malloc((size_t)n * sizeof *k);
+    int *seen = calloc((size_t)n, sizeof *seen);
+    if (!k || !seen) ok = 0;
+    for (int r = 0; r < P; r++) nloc[r] = 0;
     for (int i = 0; ok && i < n; i++) {
-        if (part[i] < 0 || part[i] >= P) ok = 0;
-        else off[part[i] + 1]++;
+        if (part[i] < 0 || part[i] >= P) { ok = 0; break; }
+        int lev = 0;
+        for (int q = A->rowptr[i]; level_order && q < A->rowptr[i + 1]; q++) {
+            int j = A->col[q];
+            if (j < i && part[j] == part[i] && k[j].level + 1 > lev) lev = k[j].level + 1;
+        }
+        k[i] = (relabel_key){part[i], lev, i};
+        nloc[part[i]]++;
     }
-    for (int r = 0; ok && r < P; r++) { nloc[r] = off[r + 1]; off[r + 1] += off[r]; }
-    for (int i = 0; ok && i < n; i++) perm[i] = off[part[i]]++;
+    if (ok) qsort(k, (size_t)n, sizeof *k, relabel_cmp);
+    for (int i = 0; ok && i < n; i++) perm[k[i].row] = i;
     for (int i = 0; ok && i < n; i++) { /* a bijection: every new row has exactly one owner */
         if (perm[i] < 0 || perm[i] >= n || seen[perm[i]]++) ok = 0;
     }
-    free(off);
+    free(k);
     free(seen);
     if (!ok) fprintf(stderr, "ata-mpi-pcg: internal error: the relabelling is not a bijection\n");
     return ok ? 0 : -1;
@@ -336,14 +370,14 @@ static PetscErrorCode solve_once(Mat A, Vec b, Vec x, const opts_t *o, const cha
 /* ------------------------------------------------------------------ */
 static void print_header(void)
 {
-    printf("%-24s %9s %10s %3s %-9s %8s %6s %-6s %6s %-22s %9s %9s %10s %9s %9s\n", "matrix", "n", "nnz", "P",
-           "partition", "cut", "imbal", "solver", "its", "reason", "setup_s", "solve_s", "us/it", "relres", "xdiff");
+    printf("%-24s %9s %10s %3s %-9s %-7s %8s %6s %-6s %6s %-22s %9s %9s %10s %9s %9s\n", "matrix", "n", "nnz", "P",
+           "partition", "order", "cut", "imbal", "solver", "its", "reason", "setup_s", "solve_s", "us/it", "relres", "xdiff");
 }
 
 static void print_row(const row_t *r)
 {
-    printf("%-24.24s %9d %10d %3d %-9s %8lld %6.3f %-6s %6d %-22s %9.4f %9.4f %10.2f %9.2e %9.2e\n", r->matrix, r->n,
-           r->nnz, r->P, r->partition, r->cut, r->imbalance, r->solver, r->its, r->reason, r->setup_s, r->solve_s,
+    printf("%-24.24s %9d %10d %3d %-9s %-7s %8lld %6.3f %-6s %6d %-22s %9.4f %9.4f %10.2f %9.2e %9.2e\n", r->matrix, r->n,
+           r->nnz, r->P, r->partition, r->order, r->cut, r->imbalance, r->solver, r->its, r->reason, r->setup_s, r->solve_s,
            r->per_it_s * 1e6, r->relres, r->xdiff);
     fflush(stdout);
 }
@@ -352,11 +386,11 @@ static int write_csv(const char *path, const row_t *R, int nr)
 {
     FILE *f = fopen(path, "w");
     if (!f) { fprintf(stderr, "ata-mpi-pcg: --csv %s: cannot write\n", path); return -1; }
-    fprintf(f, "matrix,n,nnz,P,partition,cut,imbalance,solver,iterations,reason,setup_s,solve_s,time_per_iteration_s,relres,xdiff\n");
+    fprintf(f, "matrix,n,nnz,P,partition,order,cut,imbalance,solver,iterations,reason,setup_s,solve_s,time_per_iteration_s,relres,xdiff\n");
     for (int i = 0; i < nr; i++) {
         const row_t *r = &R[i];
-        fprintf(f, "\"%s\",%d,%d,%d,%s,%lld,%.6g,%s,%d,%s,%.6g,%.6g,%.6g,%.6g,%.6g\n", r->matrix, r->n, r->nnz, r->P,
-                r->partition, r->cut, r->imbalance, r->solver, r->its, r->reason, r->setup_s, r->solve_s, r->per_it_s,
+        fprintf(f, "\"%s\",%d,%d,%d,%s,%s,%lld,%.6g,%s,%d,%s,%.6g,%.6g,%.6g,%.6g,%.6g\n", r->matrix, r->n, r->nnz, r->P,
+                r->partition, r->order, r->cut, r->imbalance, r->solver, r->its, r->reason, r->setup_s, r->solve_s, r->per_it_s,
                 r->relres, r->xdiff);
     }
     return fclose(f) ? -1 : 0;
@@ -370,10 +404,10 @@ static int write_json(const char *path, const row_t *R, int nr, const opts_t *o)
     for (int i = 0; i < nr; i++) {
         const row_t *r = &R[i];
         fprintf(f,
-                "    {\"matrix\": \"%s\", \"n\": %d, \"nnz\": %d, \"P\": %d, \"partition\": \"%s\", \"cut\": %lld, "
+                "    {\"matrix\": \"%s\", \"n\": %d, \"nnz\": %d, \"P\": %d, \"partition\": \"%s\", \"order\": \"%s\", \"cut\": %lld, "
                 "\"imbalance\": %.6g, \"solver\": \"%s\", \"iterations\": %d, \"reason\": \"%s\", \"setup_s\": %.6g, "
                 "\"solve_s\": %.6g, \"time_per_iteration_s\": %.6g, \"relres\": %.6g, \"xdiff\": %.6g}%s\n",
-                r->matrix, r->n, r->nnz, r->P, r->partition, r->cut, r->imbalance, r->solver, r->its, r->reason,
+                r->matrix, r->n, r->nnz, r->P, r->partition, r->order, r->cut, r->imbalance, r->solver, r->its, r->reason,
                 r->setup_s, r->solve_s, r->per_it_s, r->relres, r->xdiff, i + 1 < nr ? "," : "");
     }
     fprintf(f, "  ]\n}\n");
@@ -418,7 +452,7 @@ static PetscErrorCode run_matrix(const opts_t *o, int in, row_t *rows, int *nrow
             part = malloc((size_t)n * sizeof *part);
             perm = malloc((size_t)n * sizeof *perm);
             nloc = malloc((size_t)P * sizeof *nloc);
-            ok = part && perm && nloc && !partition(A, P, o->parts[q], part, &cut, &imb) && !relabel(n, P, part, perm, nloc) &&
+            ok = part && perm && nloc && !partition(A, P, o->parts[q], part, &cut, &imb) && !relabel(A, P, part, o->level_order, perm, nloc) &&
                  ata_csr_permute_sym(A, perm, &B) == ATA_OK;
         }
         PetscCallMPI(MPI_Bcast(&ok, 1, MPI_INT, 0, PETSC_COMM_WORLD));
@@ -438,6 +472,7 @@ static PetscErrorCode run_matrix(const opts_t *o, int in, row_t *rows, int *nrow
             r->nnz = nnz;
             r->P = P;
             snprintf(r->partition, sizeof r->partition, "%s", o->parts[q]);
+            snprintf(r->order, sizeof r->order, "%s", o->level_order ? "level" : "natural");
             snprintf(r->solver, sizeof r->solver, "%s", !strcmp(o->pc, "jacobi") ? "-" : o->solvers[s]);
             r->cut = cut;
             r->imbalance = imb;

@@ -21,9 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef ATA_PETSC_FACTOR_COMPAT
-#include "factor_compat.h"
-#endif
 
 #ifndef PETSC_SUCCESS /* PETSc < 3.19 */
 #define PETSC_SUCCESS 0
@@ -219,7 +216,7 @@ static PetscErrorCode ata_petsc_numeric(Mat F, Mat A, const MatFactorInfo *info)
         o.plan.policy = d->policy;
         o.plan.S = d->S;
         st = ata_factor_setup(d->ctx, &csr, &o, &d->F);
-        if (st == ATA_OK) {
+        if (d->F) { /* also after a zero pivot: the analysis stands, a later update may succeed */
             d->nzstate = nz;
             d->n = (int)n;
             d->nnz = (int)ia[n];
@@ -282,7 +279,10 @@ static PetscErrorCode ata_petsc_symbolic_common(Mat F, Mat A, const MatFactorInf
     if (info->shifttype == (PetscReal)MAT_SHIFT_NONZERO) d->shift = ATA_SHIFT_NONZERO;
     else if (info->shifttype == (PetscReal)MAT_SHIFT_POSITIVE_DEFINITE) d->shift = ATA_SHIFT_POSITIVE_DEFINITE;
     else d->shift = ATA_SHIFT_NONE;
-    d->shift_amount = info->shiftamount;
+    /* PETSc's shift amount (100 eps by default) is the NONZERO shift; its
+     * POSITIVE_DEFINITE shift is derived from the matrix, as ATA's is when
+     * given 0. */
+    d->shift_amount = d->shift == ATA_SHIFT_NONZERO ? info->shiftamount : 0.0;
     F->factorerrortype = MAT_FACTOR_NOERROR;
     PetscCall(MatMissingDiagonal(A, &missing, &row));
     if (missing) { /* PETSc's own ILU(0) stops here too; say which row */

@@ -10,12 +10,9 @@
 
 PETSC_CFLAGS  = $(shell sh solvers/petsc/petsc-flags.sh cflags)
 PETSC_LIBS    = $(shell sh solvers/petsc/petsc-flags.sh libs)
-# The plugin uses the ata_factor_* API; before it is in ata.h, a local
-# stand-in (ata_spilu0 + two SpTS plans) takes its place.
-PETSC_COMPAT := $(if $(shell grep -l ata_factor_setup include/ata.h 2>/dev/null),,yes)
-PETSC_SRCS   := solvers/petsc/ata_petsc.c $(if $(PETSC_COMPAT),solvers/petsc/factor_compat.c)
+PETSC_SRCS   := solvers/petsc/ata_petsc.c
 PETSC_OBJS   := $(PETSC_SRCS:%.c=$(BUILD)/%.o)
-PETSC_DEFS   := -Isolvers/petsc $(if $(PETSC_COMPAT),-DATA_PETSC_FACTOR_COMPAT)
+PETSC_DEFS   := -Isolvers/petsc
 PETSC_TEST_PROGS := $(patsubst tests/petsc/%.c,$(BUILD)/tests/petsc/%,$(wildcard tests/petsc/*.c))
 PETSC_ALL    := $(BUILD)/libata_petsc.so $(BUILD)/ata-mpi-pcg $(PETSC_TEST_PROGS)
 # make test runs the petsc tests when the petsc part has been built here

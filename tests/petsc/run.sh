@@ -24,11 +24,11 @@ bad() { echo "[  FAILED  ] $1"; [ -n "${2:-}" ] && echo "$2"; fail=$((fail+1)); 
 # every reason is CONVERGED_*.
 csv_agree() { # file tol [converged]
   awk -F, -v tol="$2" -v conv="${3:-}" 'NR > 1 {
-      key = $1 "/" $5
-      if (!(key in its)) { its[key] = $9; why[key] = $10 }
-      else if ($9 != its[key] || $10 != why[key]) { print "  " key ": " $8 " " $9 " " $10 " vs " its[key] " " why[key]; bad = 1 }
-      if ($15 == "nan" || $15 == "-nan" || $15 + 0 > tol) { print "  " key ": " $8 " xdiff " $15 " > " tol; bad = 1 }
-      if (conv != "" && $10 !~ /^CONVERGED/) { print "  " key ": " $8 " " $10; bad = 1 }
+      key = $1 "/" $5 "/" $6
+      if (!(key in its)) { its[key] = $10; why[key] = $11 }
+      else if ($10 != its[key] || $11 != why[key]) { print "  " key ": " $9 " " $10 " " $11 " vs " its[key] " " why[key]; bad = 1 }
+      if ($16 == "nan" || $16 == "-nan" || $16 + 0 > tol) { print "  " key ": " $9 " xdiff " $16 " > " tol; bad = 1 }
+      if (conv != "" && $11 !~ /^CONVERGED/) { print "  " key ": " $9 " " $11; bad = 1 }
       rows++
     } END { if (!rows) { print "  no rows"; bad = 1 } exit bad }' "$1"
 }
@@ -73,12 +73,13 @@ bench_check() { # name P tol converged? flags...
     bad "ata-mpi-pcg $name (P=$p)" "$out"; return; fi
   if [ ! -s "$csv" ]; then bad "ata-mpi-pcg $name (P=$p): no CSV" "$out"; return; fi
   if out=$(csv_agree "$csv" "$tol" "$([ "$conv" = converged ] && echo 1)"); then
-    ok "ata-mpi-pcg $name (P=$p): $(awk -F, 'NR > 1 {printf "%s %s/%s %s; ", $1, $5, $8, $9}' "$csv")"
+    ok "ata-mpi-pcg $name (P=$p): $(awk -F, 'NR > 1 {printf "%s %s/%s %s; ", $1, $5, $9, $10}' "$csv")"
   else bad "ata-mpi-pcg $name (P=$p)" "$out"; fi
 }
 bench_check "lap3d ilu" 1 1e-10 converged --pc ilu --partition block --gen lap3d:16
 bench_check "lap3d bjacobi" 2 1e-10 converged --partition block --gen lap3d:16
 bench_check "lap3d bjacobi" 4 1e-10 converged --gen lap3d:12 --partition metis
+bench_check "lap3d bjacobi, level order" 2 1e-10 converged --partition block --order level --gen lap3d:16
 if [ -d "$mats" ]; then
   bench_check "SPD ilu" 1 1e-10 converged --pc ilu --partition block --matrix "$mats/494_bus.mtx" --matrix "$mats/1138_bus.mtx" --matrix "$mats/pts5ldd03.mtx"
   bench_check "SPD bjacobi" 2 1e-10 converged --partition metis --matrix "$mats/494_bus.mtx" --matrix "$mats/1138_bus.mtx"
@@ -95,14 +96,14 @@ fi
 
 # 3. METIS: partition-independent point Jacobi gives the P = 1 answer for
 #    every partition and P (rows owned once, relabelling undone exactly).
-ref=$(mpi 1 "$bench" --quiet --csv "$tmp/p1.csv" --pc jacobi --partition block --gen circuit:4000 >/dev/null 2>&1; awk -F, 'NR == 2 {print $9}' "$tmp/p1.csv")
+ref=$(mpi 1 "$bench" --quiet --csv "$tmp/p1.csv" --pc jacobi --partition block --gen circuit:4000 >/dev/null 2>&1; awk -F, 'NR == 2 {print $10}' "$tmp/p1.csv")
 for p in 2 4; do
   rm -f "$tmp/pj.csv"
   mpi "$p" "$bench" --quiet --csv "$tmp/pj.csv" --pc jacobi --partition metis,block --gen circuit:4000 >/dev/null 2>&1
   if [ -n "$ref" ] && [ -s "$tmp/pj.csv" ] && out=$(csv_agree "$tmp/pj.csv" 1e-10 1) && \
-     awk -F, -v r="$ref" 'NR > 1 && $9 != r {exit 1}' "$tmp/pj.csv" && \
-     awk -F, 'NR > 1 && $5 == "metis" && $6 + 0 >= 0 {m = $6} NR > 1 && $5 == "block" {b = $6} END {exit !(m < b)}' "$tmp/pj.csv"; then
-    ok "METIS relabelling (P=$p): $ref iterations as P=1, xdiff <= 1e-10, cut $(awk -F, 'NR > 1 {printf "%s %s ", $5, $6}' "$tmp/pj.csv")"
+     awk -F, -v r="$ref" 'NR > 1 && $10 != r {exit 1}' "$tmp/pj.csv" && \
+     awk -F, 'NR > 1 && $5 == "metis" && $7 + 0 >= 0 {m = $7} NR > 1 && $5 == "block" {b = $7} END {exit !(m < b)}' "$tmp/pj.csv"; then
+    ok "METIS relabelling (P=$p): $ref iterations as P=1, xdiff <= 1e-10, cut $(awk -F, 'NR > 1 {printf "%s %s ", $5, $7}' "$tmp/pj.csv")"
   else bad "METIS relabelling (P=$p)" "$(cat "$tmp/pj.csv" 2>/dev/null) ${out:-} (P=1: $ref iterations)"; fi
 done
 
