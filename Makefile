@@ -78,7 +78,7 @@ run: all
 
 # Every test binary runs even if one fails; the summary counts them.
 test: all $(TEST_BINS)
-	@ATA_BUILD=$(BUILD) ATA_BACKEND_PATH=$(abspath $(BUILD)) bash tests/run.sh $(TEST_BINS) $(if $(SANITIZE),,tests/install_check.sh)
+	@ATA_BUILD=$(BUILD) ATA_BACKEND_PATH=$(abspath $(BUILD)) ATA_PROBE_CACHE=0 bash tests/run.sh $(TEST_BINS) $(if $(SANITIZE),,tests/install_check.sh)
 
 check: test
 

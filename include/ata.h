@@ -219,6 +219,11 @@ typedef struct {
                                without host<->device copies of b and x */
     ata_policy policy;
     ata_traversal traversal;
+    /* S auto: T_l and T_u are medians of probe_reps probes; their spread.
+     * probe_cached: 1 if they came from the probe cache file (README). */
+    double T_l_min, T_l_max, T_u_min, T_u_max;
+    int probe_reps;
+    int probe_cached;
 } ata_plan_info;
 
 ATA_API ata_status ata_plan_get_info(const ata_plan *plan, ata_plan_info *info);
