@@ -124,6 +124,7 @@ const char *cli_status_token(ata_status s)
     case ATA_ERR_TIMEOUT: return "timeout";
     case ATA_ERR_BACKEND: return "backend_error";
     case ATA_ERR_INTERNAL: return "internal_error";
+    case ATA_ERR_DIVERGED: return "diverged";
     }
     return "error";
 }

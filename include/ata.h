@@ -50,12 +50,15 @@ typedef enum {
     ATA_ERR_INDEFINITE_PC,  /* PCG: r'z <= 0, the preconditioner is indefinite */
     ATA_ERR_TIMEOUT,        /* a dependency wait outlasted its bound (corrupt plan) */
     ATA_ERR_BACKEND,        /* backend unavailable, or a device call failed */
-    ATA_ERR_INTERNAL
+    ATA_ERR_INTERNAL,
+    ATA_ERR_DIVERGED        /* PCG: ||r_k|| > dtol ||r_0|| (PETSc's DIVERGED_DTOL) */
 } ata_status;
 
 /* Fixed text of a status code. */
 ATA_API const char *ata_status_string(ata_status s);
-/* Detail of the last failure on the calling thread ("" if none). */
+/* Detail of the last failure on the calling thread ("" if none). Sticky:
+ * a successful call does not clear it, so read it right after a call that
+ * returned a status other than ATA_OK (errno's habit). */
 ATA_API const char *ata_last_error(void);
 
 /* ------------------------------------------------------------------ */
@@ -128,8 +131,8 @@ ATA_API ata_status ata_ref_sptrsv_csc(const ata_csr *Tc, ata_uplo uplo, ata_diag
  * the strict lower part is L (unit diagonal implied) and the upper part
  * with the diagonal is U. Zero pivot -> ATA_ERR_ZERO_PIVOT naming the row. */
 ATA_API ata_status ata_ref_ilu0(ata_csr *A);
-/* y = A x */
-ATA_API void ata_ref_spmv(const ata_csr *A, const double *x, double *y);
+/* y = A x (ATA_ERR_ARG on NULL arguments). */
+ATA_API ata_status ata_ref_spmv(const ata_csr *A, const double *x, double *y);
 
 /* ------------------------------------------------------------------ */
 /* Runtime: context, policies, plans                                   */
@@ -198,6 +201,42 @@ ATA_API ata_status ata_sptrsv_plan_create(ata_context *ctx, const ata_csr *T,
 /* Solve T x = b. b and x are host arrays of length n (may not alias). */
 ATA_API ata_status ata_sptrsv(ata_plan *plan, const double *b, double *x);
 ATA_API void ata_plan_destroy(ata_plan *plan);
+/* Several right-hand sides (cuSPARSE SpSM / LAPACK layout): B and X are
+ * column-major n x nrhs host arrays with leading dimensions ldb, ldx >= n;
+ * column c of B is B + c*ldb. Column by column bitwise equal to ata_sptrsv
+ * (pull); the CPU backend solves all columns of a row together, reading the
+ * matrix once per solve. B and X may not overlap. */
+ATA_API ata_status ata_sptrsv_multi(ata_plan *plan, int nrhs, const double *B, int ldb,
+                                    double *X, int ldx);
+/* New values on the plan's pattern (cusparseSpSV_updateMatrix): T has the
+ * pattern of the matrix the plan was made from (same rowptr and columns);
+ * no new analysis. */
+ATA_API ata_status ata_sptrsv_plan_update_values(ata_plan *plan, const ata_csr *T);
+
+/* Memory spaces and streams. Pointers passed with ATA_MEM_DEVICE are device
+ * memory of the context's GPU (cudaMalloc/hipMalloc, or ata_vec_alloc); on the
+ * CPU backend "device" memory is host memory. `stream` (cudaStream_t /
+ * hipStream_t, NULL: the context's own stream) orders the solve after the
+ * work already queued on it, and later work on it after the solve; the call
+ * still returns after the solve, having read back one device status word
+ * (zero pivot / non-finite row), and never copies b or x to the host. */
+typedef enum { ATA_MEM_HOST = 0, ATA_MEM_DEVICE = 1 } ata_memspace;
+typedef struct {
+    ata_memspace mem;       /* where b and x are; default ATA_MEM_HOST */
+    void *stream;           /* GPU stream for device pointers; NULL: the context's */
+    int nrhs;               /* columns; default 1 */
+    int ldb, ldx;           /* leading dimensions (column-major); 0: n */
+} ata_solve_args;
+ATA_API ata_solve_args ata_solve_defaults(void);
+/* x = T \ b with the memory space, stream and columns of `args` (NULL: the
+ * defaults, i.e. ata_sptrsv). */
+ATA_API ata_status ata_sptrsv_ex(ata_plan *plan, const double *b, double *x, const ata_solve_args *args);
+/* n doubles in the context's memory space (device memory on GPU backends,
+ * zeroed); upload/download copy n doubles host <-> that space. */
+ATA_API ata_status ata_vec_alloc(ata_context *ctx, size_t n, double **v);
+ATA_API void ata_vec_free(ata_context *ctx, double *v);
+ATA_API ata_status ata_vec_upload(ata_context *ctx, double *dst, const double *src_host, size_t n);
+ATA_API ata_status ata_vec_download(ata_context *ctx, double *dst_host, const double *src, size_t n);
 
 typedef struct {
     int n;
@@ -241,8 +280,59 @@ ATA_API ata_status ata_spilu0_inplace(ata_context *ctx, ata_csr *A,
 /* ------------------------------------------------------------------ */
 /* PCG (Saad Alg. 9.1)                                                 */
 /* ------------------------------------------------------------------ */
-typedef enum { ATA_PC_ILU0 = 0, ATA_PC_IC0, ATA_PC_NONE } ata_precond;
+typedef enum { ATA_PC_ILU0 = 0, ATA_PC_IC0, ATA_PC_NONE, ATA_PC_JACOBI } ata_precond;
 typedef enum { ATA_REORDER_NONE = 0, ATA_REORDER_RCM, ATA_REORDER_ND } ata_reorder;
+
+/* ------------------------------------------------------------------ */
+/* Incomplete factorisation, setup once / solve many / update values    */
+/* ------------------------------------------------------------------ */
+/* Diagonal shift on a bad pivot (PETSc's -pc_factor_shift_type, CLI
+ * --shift): the factorisation is redone on a shifted diagonal, the shift
+ * growing until every pivot is acceptable (at most 40 tries).
+ *   NONZERO: a zero or non-finite pivot is bad; a_ii + s, s starting at
+ *     shift_amount (0: 1e-10 x max|a_ii|), x10 per retry.
+ *   POSITIVE_DEFINITE: a pivot <= 0 (or non-finite) is bad (Manteuffel);
+ *     a_ii + s |a_ii| (s max|a_jj| where a_ii = 0), s starting at
+ *     shift_amount (0: 1e-3), x2 per retry. For SPD matrices that are not
+ *     M-matrices (LFAT5, bcsstk13), where plain ILU0/IC0 is indefinite. */
+typedef enum { ATA_SHIFT_NONE = 0, ATA_SHIFT_NONZERO, ATA_SHIFT_POSITIVE_DEFINITE } ata_shift;
+typedef struct {
+    ata_precond type;        /* ATA_PC_ILU0 (default) or ATA_PC_IC0 */
+    ata_shift shift;         /* default ATA_SHIFT_NONE (PETSc's -pc_factor_shift_type) */
+    double shift_amount;     /* 0: the default amount for the shift type */
+    ata_plan_options plan;   /* policy, S, R, traversal for the factorisation and both solves */
+} ata_factor_options;
+typedef struct ata_factor ata_factor;   /* incomplete factors + their L and U solve plans */
+ATA_API ata_factor_options ata_factor_defaults(void);
+/* Analysis (DAG, plans for the factorisation and the L and U solves), then the
+ * first numeric factorisation. A square, every diagonal stored; the handle
+ * keeps what it needs (A may be freed after). ctx NULL: the serial reference
+ * (ata_ref_ilu0 and ata_ref_sptrsv_csr). type ATA_PC_JACOBI is accepted too
+ * (x = D^{-1} b, D = diag(A)).
+ * On every error but one, *out is NULL. A zero/non-finite pivot (after the
+ * shift strategy, if any, gave up): ATA_ERR_ZERO_PIVOT, ata_last_error names
+ * the row and the shift option, AND *out holds a live handle (analysis done,
+ * no valid factors): ata_factor_pivot_row gives the row, ata_factor_solve
+ * refuses with ATA_ERR_ZERO_PIVOT, ata_factor_update_values may be retried;
+ * the caller must ata_factor_destroy it. */
+ATA_API ata_status ata_factor_setup(ata_context *ctx, const ata_csr *A, const ata_factor_options *opt, ata_factor **out);
+/* New values on the setup pattern: val[] in A's CSR order (nnz of the setup matrix). Refactor,
+ * no new analysis. On a zero pivot returns ATA_ERR_ZERO_PIVOT and the handle stays usable for
+ * another update. */
+ATA_API ata_status ata_factor_update_values(ata_factor *F, const double *val);
+/* x = (L U)^{-1} b (IC0: (C C^T)^{-1} b); host arrays of length n; b and x may not alias. */
+ATA_API ata_status ata_factor_solve(ata_factor *F, const double *b, double *x);
+/* Row of the last zero/non-finite pivot found by setup/update (-1 if none). */
+ATA_API int ata_factor_pivot_row(const ata_factor *F);
+ATA_API ata_status ata_factor_get_info(const ata_factor *F, ata_plan_info *L, ata_plan_info *U);
+ATA_API void ata_factor_destroy(ata_factor *F);
+/* Several right-hand sides (column-major, see ata_sptrsv_multi), and the
+ * memory-space/stream form (see ata_sptrsv_ex). */
+ATA_API ata_status ata_factor_solve_multi(ata_factor *F, int nrhs, const double *B, int ldb,
+                                          double *X, int ldx);
+ATA_API ata_status ata_factor_solve_ex(ata_factor *F, const double *b, double *x, const ata_solve_args *args);
+/* The diagonal shift the last factorisation used (0: none) and its retries. */
+ATA_API double ata_factor_shift_used(const ata_factor *F, int *retries);
 
 typedef struct {
     double rtol;            /* ||b - Ax|| / ||b|| <= rtol; default 1e-6 */
@@ -253,6 +343,16 @@ typedef struct {
     ata_reorder reorder;
     ata_plan_options plan;  /* policy, S, R, traversal of the L and U solves */
     int keep_history;       /* record the residual of every iteration */
+    /* Appended fields (defaults from ata_pcg_defaults): */
+    ata_shift shift;        /* ILU0/IC0 breakdown: see ata_shift; CLI --shift */
+    double shift_amount;    /* 0: the default for the shift type */
+    double dtol;            /* stop as diverged when ||r_k|| > dtol ||r_0||
+                               (recurrence residual; PETSc's dtol); default 1e5,
+                               0 disables */
+    /* Called at iteration 0 and after every iteration with the recurrence's
+     * relative residual ||r_k|| / ||b|| (not the true residual); NULL: none. */
+    void (*monitor)(int it, double relres, void *ctx);
+    void *monitor_ctx;
 } ata_pcg_options;
 
 typedef struct {
@@ -265,6 +365,13 @@ typedef struct {
                                recurrence residual ||r_k|| / ||b|| */
     int history_len;
     ata_plan_info L_info, U_info;
+    /* Appended: phase breakdown of the solve, in seconds, summed over its
+     * iterations (divide by `iterations` for per iteration): L and U solves
+     * of the preconditioner (Jacobi: L_solve_s), SpMV (with its fused dot),
+     * vector operations (dots, axpby, the fused update). */
+    double L_solve_s, U_solve_s, spmv_s, vec_s;
+    double shift;           /* diagonal shift the factorisation used (0: none) */
+    int shift_retries;
 } ata_pcg_result;
 
 ATA_API ata_pcg_options ata_pcg_defaults(void);
@@ -274,6 +381,32 @@ ATA_API ata_status ata_pcg(ata_context *ctx, const ata_csr *A, const double *b,
 ATA_API void ata_pcg_result_free(ata_pcg_result *res);
 ATA_API const char *ata_precond_name(ata_precond p);
 ATA_API const char *ata_reorder_name(ata_reorder r);
+/* "ilu0", "ic0", "none", "jacobi" / "none", "rcm", "nd" (any case). */
+ATA_API ata_status ata_precond_from_name(const char *name, ata_precond *out);
+ATA_API ata_status ata_reorder_from_name(const char *name, ata_reorder *out);
+ATA_API const char *ata_shift_name(ata_shift s);
+/* "none", "nonzero", "positive-definite" (also "positive_definite", "pd"). */
+ATA_API ata_status ata_shift_from_name(const char *name, ata_shift *out);
+
+/* Setup once / solve many / update values (PETSc's KSPSetUp/KSPSolve and
+ * SAME_NONZERO_PATTERN). Setup: reordering, factorisation, the L and U
+ * plans, the level-order relabelling, the SpMV operator; the handle keeps
+ * what it needs (A may be freed after). ctx NULL: the serial reference.
+ * A breakdown of the factorisation fails the setup (*out NULL). */
+typedef struct ata_pcg_solver ata_pcg_solver;
+ATA_API ata_status ata_pcg_setup(ata_context *ctx, const ata_csr *A, const ata_pcg_options *opt,
+                                 ata_pcg_solver **out);
+/* Solve A x = b (host arrays) with the setup's options; `res` (may be NULL)
+ * as ata_pcg's, its analysis_s / factor_s those of the setup (factor_s: of
+ * the last update). Free res->history with ata_pcg_result_free. */
+ATA_API ata_status ata_pcg_solve(ata_pcg_solver *s, const double *b, double *x, ata_pcg_result *res);
+/* New values on the setup pattern, val[] in the setup matrix's CSR order:
+ * refactor (same shift strategy), no new analysis. On failure the solver
+ * refuses to solve until an update succeeds. */
+ATA_API ata_status ata_pcg_update_values(ata_pcg_solver *s, const double *val);
+/* Change rtol, atol and maxit for later solves. */
+ATA_API ata_status ata_pcg_set_tolerances(ata_pcg_solver *s, double rtol, double atol, int maxit);
+ATA_API void ata_pcg_destroy(ata_pcg_solver *s);
 
 #ifdef __cplusplus
 }

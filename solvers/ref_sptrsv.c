@@ -74,11 +74,13 @@ ata_status ata_ref_sptrsv_csc(const ata_csr *Tc, ata_uplo uplo, ata_diag diag,
     return ATA_OK;
 }
 
-void ata_ref_spmv(const ata_csr *A, const double *x, double *y)
+ata_status ata_ref_spmv(const ata_csr *A, const double *x, double *y)
 {
+    if (!A || !x || !y) return ata_fail(ATA_ERR_ARG, "spmv: NULL argument");
     for (int i = 0; i < A->nrows; i++) {
         double s = 0;
         for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) s += A->val[p] * x[A->col[p]];
         y[i] = s;
     }
+    return ATA_OK;
 }

@@ -43,6 +43,18 @@ typedef struct ata_backend_ops {
     ata_status (*spmv_dot)(ata_context *ctx, void *h, const double *x, double *y, double *xy);
     ata_status (*cg_update)(ata_context *ctx, size_t n, double a, const double *p, const double *q,
                             double *x, double *r, double *rr);
+
+    /* New values on an analysed plan's pattern (no new analysis): `val` in
+     * the order of the matrix plan_analyse received (the plan's T before the
+     * backend's upload). */
+    ata_status (*plan_values)(ata_plan *p, const double *val);
+    /* Optional: nrhs columns at once, backend vectors, column-major with
+     * leading dimensions (NULL: one ->sptrsv per column). */
+    ata_status (*sptrsv_multi)(ata_plan *p, int nrhs, const double *B, int ldb, double *X, int ldx);
+    /* Optional (GPU): a solve on device pointers ordered on the caller's
+     * stream (NULL: the context's), the error found on the device (zero
+     * pivot, first non-finite row) returned as a status. */
+    ata_status (*sptrsv_stream)(ata_plan *p, const double *b, double *x, void *stream);
 } ata_backend_ops;
 
 extern const ata_backend_ops cpu_backend_ops;

@@ -227,4 +227,5 @@ const ata_backend_ops cpu_backend_ops = {
     .axpby = cpu_axpby,
     .spmv_dot = cpu_spmv_dot,
     .cg_update = cpu_cg_update,
+    .plan_values = cpu_exec_set_values,
 };

@@ -289,6 +289,29 @@ ata_status cpu_exec_layout(ata_plan *p)
     return ATA_OK;
 }
 
+/* New values on a laid-out plan: row k of T is row order[k] of the matrix
+ * the plan was analysed from, entries in the same order, so the source row
+ * of each position is found from the row lengths alone. */
+ata_status cpu_exec_set_values(ata_plan *p, const double *val)
+{
+    ata_csr *T = p->T;
+    if (p->kind != PLAN_SPTRSV) {   /* ILU0 plans keep row order */
+        if (val != T->val) memcpy(T->val, val, (size_t)T->nnz * sizeof *val);
+        return ATA_OK;
+    }
+    const int n = p->n, *order = p->sched.order;
+    int *start = malloc(((size_t)n + 1) * sizeof *start);
+    if (!start) return ata_fail(ATA_ERR_NOMEM, "plan values: out of memory (n = %d)", n);
+    for (int k = 0; k < n; k++) start[order[k] + 1] = T->rowptr[k + 1] - T->rowptr[k];
+    start[0] = 0;
+    for (int i = 0; i < n; i++) start[i + 1] += start[i];
+    for (int k = 0; k < n; k++)
+        memcpy(T->val + T->rowptr[k], val + start[order[k]],
+               (size_t)(T->rowptr[k + 1] - T->rowptr[k]) * sizeof *val);
+    free(start);
+    return ATA_OK;
+}
+
 void cpu_exec_release(ata_plan *p)
 {
     if (p->kind == PLAN_SPTRSV) free(p->dev);

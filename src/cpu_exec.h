@@ -8,6 +8,8 @@
  * SET-position space. */
 ata_status cpu_exec_layout(ata_plan *p);
 void cpu_exec_release(ata_plan *p);
+/* New values, in the order of the matrix the plan was analysed from. */
+ata_status cpu_exec_set_values(ata_plan *p, const double *val);
 ata_status cpu_exec_sptrsv(ata_plan *p, const double *b, double *x);
 ata_status cpu_exec_ilu0(ata_plan *p);
 

@@ -27,6 +27,7 @@ const char *ata_status_string(ata_status s)
     case ATA_ERR_TIMEOUT: return "dependency wait timed out (corrupt plan?)";
     case ATA_ERR_BACKEND: return "backend error";
     case ATA_ERR_INTERNAL: return "internal error";
+    case ATA_ERR_DIVERGED: return "diverged (residual grew past dtol)";
     }
     return "unknown status";
 }

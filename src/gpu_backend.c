@@ -944,6 +944,25 @@ static ata_status gpu_axpby(ata_context *ctx, size_t n, double a, const double *
     return ATA_OK;
 }
 
+/* New values on the plan's pattern: host copy, device copy, and the vendor
+ * objects rebuilt (their analysis depends on the values). */
+static ata_status gpu_plan_values(ata_plan *p, const double *val)
+{
+    gpu_plan *d = p->dev;
+    if (!d) return ata_fail(ATA_ERR_INTERNAL, "plan values: plan was not uploaded");
+    gpu_ctx *g = GC(p->ctx);
+    if (val != p->T->val) memcpy(p->T->val, val, (size_t)p->T->nnz * sizeof *val);
+    GCHECK(GPU(SetDevice)(g->device));
+    ATA_TRY(upload(g, d->val, p->T->val, (size_t)d->nnz * sizeof(double)));
+    if (d->vendor) {
+        vendor_release(d);
+        d->vendor = 0;
+        ATA_TRY(vendor_setup(p, d));
+        d->vendor = 1;
+    }
+    return ATA_OK;
+}
+
 const ata_backend_ops OPS_NAME = {
 #if defined(ATA_HAVE_HIP)
     .name = "hip",
@@ -968,6 +987,7 @@ const ata_backend_ops OPS_NAME = {
     .spmv = gpu_spmv,
     .dot = gpu_dot,
     .axpby = gpu_axpby,
+    .plan_values = gpu_plan_values,
 };
 
 #else

@@ -112,3 +112,118 @@ ata_status ata_spilu0_inplace(ata_context *ctx, ata_csr *A, const ata_plan_optio
     ata_csr_free(LU);
     return ATA_OK;
 }
+
+/* ---- new values, several right-hand sides, memory spaces ---------------- */
+
+ata_status ata_sptrsv_plan_update_values(ata_plan *p, const ata_csr *T)
+{
+    if (!p || !T) return ata_fail(ATA_ERR_ARG, "sptrsv plan update: NULL argument");
+    if (p->kind != PLAN_SPTRSV) return ata_fail(ATA_ERR_ARG, "sptrsv plan update: plan was made for ILU0");
+    if (T->nrows != p->n || T->ncols != p->n)
+        return ata_fail(ATA_ERR_ARG, "sptrsv plan update: matrix is %d x %d, the plan's is %d x %d",
+                        T->nrows, T->ncols, p->n, p->n);
+    /* The plan's triangle, made as ata_sptrsv_plan_create makes it. */
+    ata_csr *tri = NULL, *tc = NULL;
+    ATA_TRY(p->opt.uplo == ATA_LOWER ? ata_csr_tril(T, &tri) : ata_csr_triu(T, &tri));
+    ata_status st = ATA_OK;
+    if (p->opt.diag == ATA_UNIT) drop_diagonal(tri);
+    else st = ata_csr_check_diag(tri, "sptrsv plan update");
+    if (st == ATA_OK && tri->nnz != p->T->nnz)
+        st = ata_fail(ATA_ERR_ARG, "sptrsv plan update: the triangle has %d entries, the plan's %d: "
+                      "not the pattern the plan was made for", tri->nnz, p->T->nnz);
+    if (st == ATA_OK && p->opt.traversal == ATA_PUSH) {
+        st = ata_csr_transpose(tri, &tc);
+        ata_csr_free(tri);
+        tri = tc;
+    }
+    if (st == ATA_OK) st = p->ctx->ops->plan_values(p, tri->val);
+    ata_csr_free(tri);
+    return st;
+}
+
+/* Columns [B, B + (k-1) ld + n) of two column-major blocks overlap? */
+static int blocks_overlap(const double *B, int ldb, const double *X, int ldx, int n, int k)
+{
+    const double *be = B + (size_t)(k - 1) * ldb + n, *xe = X + (size_t)(k - 1) * ldx + n;
+    return B < xe && X < be;
+}
+
+ata_status ata_sptrsv_multi(ata_plan *p, int nrhs, const double *B, int ldb, double *X, int ldx)
+{
+    if (!p || !B || !X) return ata_fail(ATA_ERR_ARG, "sptrsv multi: NULL argument");
+    if (p->kind != PLAN_SPTRSV) return ata_fail(ATA_ERR_ARG, "sptrsv multi: plan was made for ILU0");
+    if (nrhs < 0) return ata_fail(ATA_ERR_ARG, "sptrsv multi: nrhs = %d", nrhs);
+    if (ldb < p->n || ldx < p->n || ldb < 1 || ldx < 1)
+        return ata_fail(ATA_ERR_ARG, "sptrsv multi: ldb = %d, ldx = %d (expected >= n = %d)", ldb, ldx, p->n);
+    if (nrhs == 0) return ATA_OK;
+    if (blocks_overlap(B, ldb, X, ldx, p->n, nrhs)) return ata_fail(ATA_ERR_ARG, "sptrsv multi: B and X overlap");
+    ata_context *ctx = p->ctx;
+    if (ctx->backend == ATA_BACKEND_CPU && ctx->ops->sptrsv_multi) {
+        double t0 = clock_now();
+        ata_status st = ctx->ops->sptrsv_multi(p, nrhs, B, ldb, X, ldx);
+        p->info.last_solve_s = clock_now() - t0;
+        return st;
+    }
+    for (int c = 0; c < nrhs; c++)   /* GPU host arrays: staged column by column */
+        ATA_TRY(ata_sptrsv(p, B + (size_t)c * ldb, X + (size_t)c * ldx));
+    return ATA_OK;
+}
+
+ata_solve_args ata_solve_defaults(void)
+{
+    ata_solve_args a;
+    memset(&a, 0, sizeof a);
+    a.mem = ATA_MEM_HOST;
+    a.nrhs = 1;
+    return a;
+}
+
+ata_status ata_sptrsv_ex(ata_plan *p, const double *b, double *x, const ata_solve_args *args)
+{
+    ata_solve_args a = args ? *args : ata_solve_defaults();
+    if (!p || !b || !x) return ata_fail(ATA_ERR_ARG, "sptrsv: NULL argument");
+    if (a.mem != ATA_MEM_HOST && a.mem != ATA_MEM_DEVICE) return ata_fail(ATA_ERR_ARG, "sptrsv: unknown memory space %d", (int)a.mem);
+    if (a.nrhs < 0) return ata_fail(ATA_ERR_ARG, "sptrsv: nrhs = %d", a.nrhs);
+    const int ldb = a.ldb ? a.ldb : p->n, ldx = a.ldx ? a.ldx : p->n;
+    ata_context *ctx = p->ctx;
+    /* Host memory is the CPU backend's device memory. */
+    if (a.mem == ATA_MEM_HOST || ctx->backend == ATA_BACKEND_CPU) {
+        if (a.nrhs == 1) return ata_sptrsv(p, b, x);
+        return ata_sptrsv_multi(p, a.nrhs, b, ldb, x, ldx);
+    }
+    if (p->kind != PLAN_SPTRSV) return ata_fail(ATA_ERR_ARG, "sptrsv: plan was made for ILU0");
+    if (ldb < p->n || ldx < p->n) return ata_fail(ATA_ERR_ARG, "sptrsv: ldb = %d, ldx = %d (expected >= n = %d)", ldb, ldx, p->n);
+    if (a.nrhs > 0 && blocks_overlap(b, ldb, x, ldx, p->n, a.nrhs)) return ata_fail(ATA_ERR_ARG, "sptrsv: b and x overlap");
+    if (!ctx->ops->sptrsv_stream)
+        return ata_fail(ATA_ERR_UNSUPPORTED, "sptrsv: the %s backend takes no device pointers", ctx->ops->name);
+    double t0 = clock_now();
+    for (int c = 0; c < a.nrhs; c++)      /* GPU: one solve per column, in stream order */
+        ATA_TRY(ctx->ops->sptrsv_stream(p, b + (size_t)c * ldb, x + (size_t)c * ldx, a.stream));
+    p->info.last_solve_s = clock_now() - t0;
+    return ATA_OK;
+}
+
+ata_status ata_vec_alloc(ata_context *ctx, size_t n, double **v)
+{
+    if (!ctx || !v) return ata_fail(ATA_ERR_ARG, "vec alloc: NULL argument");
+    ATA_TRY(ctx->ops->vec_alloc(ctx, n, v));
+    if (ctx->backend == ATA_BACKEND_CPU) memset(*v, 0, (n ? n : 1) * sizeof **v);   /* zeroed, as on a GPU */
+    return ATA_OK;
+}
+
+void ata_vec_free(ata_context *ctx, double *v)
+{
+    if (ctx && v) ctx->ops->vec_free(ctx, v);
+}
+
+ata_status ata_vec_upload(ata_context *ctx, double *dst, const double *src_host, size_t n)
+{
+    if (!ctx || !dst || !src_host) return ata_fail(ATA_ERR_ARG, "vec upload: NULL argument");
+    return ctx->ops->vec_upload(ctx, dst, src_host, n);
+}
+
+ata_status ata_vec_download(ata_context *ctx, double *dst_host, const double *src, size_t n)
+{
+    if (!ctx || !dst_host || !src) return ata_fail(ATA_ERR_ARG, "vec download: NULL argument");
+    return ctx->ops->vec_download(ctx, dst_host, src, n);
+}

@@ -1,0 +1,497 @@
+/* factor.c - incomplete factorisation, set up once, refactored on new values
+ * (no new analysis), applied many times: ILU0 (runtime ILU0 plan, or the
+ * serial reference), IC0 from it, or Jacobi; the diagonal-shift strategy
+ * (PETSc's -pc_factor_shift_type in spirit: on a bad pivot, factor again
+ * with a larger shift on the diagonal); the public ata_factor_* API. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "clock.h"
+#include "dag.h"
+#include "error.h"
+#include "factor.h"
+#include "ilu0_row.h"
+#include "plan.h"
+
+#define FACTOR_MAX_RETRIES 40
+
+ata_factor_options ata_factor_defaults(void)
+{
+    ata_factor_options o;
+    memset(&o, 0, sizeof o);
+    o.type = ATA_PC_ILU0;
+    o.shift = ATA_SHIFT_NONE;
+    o.shift_amount = 0;
+    o.plan = ata_plan_defaults();
+    return o;
+}
+
+ata_status csr_permute_mapped(const ata_csr *A, const int *perm, ata_csr **B_out, int **map_out)
+{
+    ata_csr *I = NULL, *B = NULL;
+    ATA_TRY(ata_csr_copy(A, &I));
+    for (int q = 0; q < I->nnz; q++) I->val[q] = q;     /* exact below 2^53 */
+    ata_status st = ata_csr_permute_sym(I, perm, &B);
+    ata_csr_free(I);
+    if (st != ATA_OK) return st;
+    int *map = malloc(((size_t)B->nnz + 1) * sizeof *map);
+    if (!map) { ata_csr_free(B); return ata_fail(ATA_ERR_NOMEM, "permute: out of memory"); }
+    for (int q = 0; q < B->nnz; q++) {
+        map[q] = (int)B->val[q];
+        B->val[q] = A->val[map[q]];
+    }
+    *B_out = B;
+    *map_out = map;
+    return ATA_OK;
+}
+
+/* perm[old] = new: L's level sets in order (see pcg.c for why). */
+static ata_status level_perm(const ata_csr *A, int **perm_out)
+{
+    dag d;
+    ATA_TRY(dag_build(A->nrows, A->rowptr, A->col, 1, ATA_LOWER, &d));
+    int *perm = malloc(((size_t)A->nrows + 1) * sizeof *perm);
+    if (!perm) { dag_free(&d); return ata_fail(ATA_ERR_NOMEM, "factor: out of memory"); }
+    for (int k = 0; k < A->nrows; k++) perm[d.level_rows[k]] = k;
+    dag_free(&d);
+    *perm_out = perm;
+    return ATA_OK;
+}
+
+static const char *type_name(const factor_core *f)
+{
+    return f->opt.type == ATA_PC_JACOBI ? "jacobi" : f->opt.type == ATA_PC_IC0 ? "ic0" : "ilu0";
+}
+
+/* The host array holding the pivots after a factorisation. */
+static const double *pivot_values(const factor_core *f, const ata_csr **M, const int **dpos)
+{
+    if (f->opt.type == ATA_PC_JACOBI) { *M = f->D; *dpos = NULL; return f->D->val; }
+    *M = f->ctx ? f->fp->T : f->LU;
+    *dpos = f->dpos;
+    return (*M)->val;
+}
+
+static double pivot(const factor_core *f, int i)
+{
+    const ata_csr *M;
+    const int *dpos;
+    const double *v = pivot_values(f, &M, &dpos);
+    return dpos ? v[dpos[i]] : v[i];
+}
+
+/* First row whose pivot the strategy rejects, -1 if none. */
+static int first_bad_pivot(const factor_core *f, int positive)
+{
+    for (int i = 0; i < f->n; i++) {
+        double u = pivot(f, i);
+        if (!(u != 0 && isfinite(u)) || (positive && !(u > 0))) return i;
+    }
+    return -1;
+}
+
+/* Factor (or, for Jacobi, take the diagonal of) A + shift; the values land in
+ * fp->T / LU / D. ZERO_PIVOT is not an error here: the caller scans. */
+static ata_status numeric(factor_core *f, double s)
+{
+    const ata_csr *A = f->A;
+    const int n = f->n;
+    const int pd = f->opt.shift == ATA_SHIFT_POSITIVE_DEFINITE;
+    double dmax = 0;
+    if (s != 0 && pd)
+        for (int i = 0; i < n; i++) dmax = fmax(dmax, fabs(A->val[f->dpos[i]]));
+    ata_csr *dst = f->opt.type == ATA_PC_JACOBI ? f->D : f->ctx ? f->fp->T : f->LU;
+    if (f->opt.type == ATA_PC_JACOBI) {
+        for (int i = 0; i < n; i++) dst->val[i] = A->val[f->dpos[i]];
+    } else {
+        memcpy(dst->val, A->val, (size_t)A->nnz * sizeof *dst->val);
+    }
+    if (s != 0)
+        for (int i = 0; i < n; i++) {
+            double *d = &dst->val[f->opt.type == ATA_PC_JACOBI ? i : f->dpos[i]];
+            *d += pd ? (*d != 0 ? s * fabs(*d) : s * dmax) : s;
+        }
+    if (f->opt.type == ATA_PC_JACOBI) return ATA_OK;   /* the plan takes D's values in propagate() */
+    ata_status st;
+    if (!f->ctx) {
+        st = ata_ref_ilu0(f->LU);
+    } else {
+        const ata_backend_ops *ops = f->ctx->ops;
+        ATA_TRY(ops->plan_values(f->fp, f->fp->T->val));
+        st = ops->ilu0(f->fp);
+        if (st == ATA_OK || st == ATA_ERR_ZERO_PIVOT) {
+            ata_status st2 = ops->ilu0_values(f->fp, f->fp->T->val);
+            if (st2 != ATA_OK) return st2;
+        }
+    }
+    return st == ATA_ERR_ZERO_PIVOT ? ATA_OK : st;
+}
+
+/* IC0 from ILU0 on a symmetric A: U = D L^T, so C = L D^{1/2} gives A ~ C C^T.
+ * Returns C (lower, with diagonal) and Ct = C^T as CSR. */
+static ata_status ic0_from_ilu0(const ata_csr *LU, ata_csr **C_out, ata_csr **Ct_out)
+{
+    ata_csr *C;
+    ATA_TRY(ata_csr_tril(LU, &C));
+    const int n = C->nrows;
+    double *d = malloc(((size_t)n + 1) * sizeof *d);
+    if (!d) { ata_csr_free(C); return ata_fail(ATA_ERR_NOMEM, "ic0: out of memory"); }
+    for (int i = 0; i < n; i++) d[i] = sqrt(C->val[C->rowptr[i + 1] - 1]);   /* diagonal is last */
+    for (int i = 0; i < n; i++)
+        for (int q = C->rowptr[i]; q < C->rowptr[i + 1] - 1; q++) C->val[q] *= d[C->col[q]];
+    for (int i = 0; i < n; i++) C->val[C->rowptr[i + 1] - 1] = d[i];
+    free(d);
+    ata_status st = ata_csr_transpose(C, Ct_out);
+    if (st != ATA_OK) { ata_csr_free(C); return st; }
+    *C_out = C;
+    return ATA_OK;
+}
+
+/* The matrices the two solves use: (L unit lower, U upper) of the factors,
+ * or (C, C^T) for IC0, or D for Jacobi. */
+static void solve_matrices(const factor_core *f, const ata_csr **Lm, const ata_csr **Um)
+{
+    if (f->opt.type == ATA_PC_JACOBI) { *Lm = f->D; *Um = NULL; return; }
+    if (f->C) { *Lm = f->C; *Um = f->Ct; return; }
+    const ata_csr *F = f->LUp ? f->LUp : f->ctx ? f->fp->T : f->LU;
+    *Lm = *Um = F;
+}
+
+/* After a good factorisation: relabel, IC0, and the solve plans (made on the
+ * first call, given new values after). */
+static ata_status propagate(factor_core *f)
+{
+    if (f->opt.type != ATA_PC_JACOBI) {
+        const ata_csr *F = f->ctx ? f->fp->T : f->LU;
+        if (f->perm) {
+            if (!f->LUp) {
+                ATA_TRY(csr_permute_mapped(F, f->perm, &f->LUp, &f->map));
+            } else {
+                for (int q = 0; q < f->LUp->nnz; q++) f->LUp->val[q] = F->val[f->map[q]];
+            }
+        }
+        if (f->opt.type == ATA_PC_IC0) {
+            ata_csr_free(f->C);
+            ata_csr_free(f->Ct);
+            f->C = f->Ct = NULL;
+            ATA_TRY(ic0_from_ilu0(f->LUp ? f->LUp : F, &f->C, &f->Ct));
+        }
+    }
+    if (!f->ctx) return ATA_OK;
+    const ata_csr *Lm, *Um;
+    solve_matrices(f, &Lm, &Um);
+    if (f->Lp) {
+        ATA_TRY(ata_sptrsv_plan_update_values(f->Lp, Lm));
+        if (f->Up) ATA_TRY(ata_sptrsv_plan_update_values(f->Up, Um));
+        return ATA_OK;
+    }
+    double t0 = clock_now();
+    ata_plan_options lo = f->opt.plan, uo = f->opt.plan;
+    lo.uplo = ATA_LOWER;
+    lo.diag = f->opt.type == ATA_PC_ILU0 ? ATA_UNIT : ATA_NON_UNIT;
+    uo.uplo = ATA_UPPER;
+    uo.diag = ATA_NON_UNIT;
+    ATA_TRY(ata_sptrsv_plan_create(f->ctx, Lm, &lo, &f->Lp));
+    if (Um) ATA_TRY(ata_sptrsv_plan_create(f->ctx, Um, &uo, &f->Up));
+    f->analysis_s += clock_now() - t0;
+    return ATA_OK;
+}
+
+static ata_status pivot_failure(factor_core *f, int row)
+{
+    f->pivot_row = row;
+    f->valid = 0;
+    const double u = pivot(f, row);
+    const char *what = f->opt.type == ATA_PC_JACOBI ? "diagonal" : "pivot";
+    if (f->opt.shift == ATA_SHIFT_NONE)
+        return ata_fail(ATA_ERR_ZERO_PIVOT, "%s: zero or non-finite %s in row %d (u = %g): use a diagonal shift "
+                        "(option shift = ATA_SHIFT_NONZERO or ATA_SHIFT_POSITIVE_DEFINITE; CLI --shift nonzero "
+                        "or --shift positive-definite)", type_name(f), what, row, u);
+    return ata_fail(ATA_ERR_ZERO_PIVOT, "%s: %s in row %d is still %s (u = %g) after %d shifts up to %g "
+                    "(shift %s)", type_name(f), what, row, f->opt.shift == ATA_SHIFT_NONZERO ? "zero or non-finite"
+                    : "<= 0 or non-finite", u, f->retries, f->shift, ata_shift_name(f->opt.shift));
+}
+
+/* PETSc's DIVERGED_INDEFINITE_PC at the source: for an SPD A, a pivot
+ * u_ii <= 0 makes the preconditioner indefinite. */
+static ata_status check_positive(factor_core *f)
+{
+    int row = first_bad_pivot(f, 1);
+    if (row < 0) return ATA_OK;
+    f->pivot_row = row;
+    f->valid = 0;
+    return ata_fail(ATA_ERR_INDEFINITE_PC, "pcg: %s pivot u_%d,%d = %g <= 0: the preconditioner is indefinite "
+                    "(A may still be SPD: incomplete factors of SPD matrices that are not M-matrices can break "
+                    "down); use the shift option shift = ATA_SHIFT_POSITIVE_DEFINITE (CLI --shift "
+                    "positive-definite), or --precond jacobi", type_name(f), row, row, pivot(f, row));
+}
+
+/* Factor A's current values with the shift strategy, then propagate. */
+static ata_status factorise(factor_core *f)
+{
+    const int pd = f->opt.shift == ATA_SHIFT_POSITIVE_DEFINITE;
+    double s = 0, s0 = f->opt.shift_amount;
+    if (!(s0 > 0)) {
+        if (pd) {
+            s0 = 1e-3;
+        } else {
+            double dmax = 0;
+            for (int i = 0; i < f->n; i++) dmax = fmax(dmax, fabs(f->A->val[f->dpos[i]]));
+            s0 = 1e-10 * (dmax > 0 ? dmax : 1);
+        }
+    }
+    double t0 = clock_now();
+    f->retries = 0;
+    f->pivot_row = -1;
+    f->valid = 0;
+    for (;;) {
+        ATA_TRY(numeric(f, s));
+        f->shift = s;
+        int bad = first_bad_pivot(f, pd);
+        if (bad < 0) break;
+        if (f->opt.shift == ATA_SHIFT_NONE || f->retries >= FACTOR_MAX_RETRIES) {
+            f->factor_s = clock_now() - t0;
+            return pivot_failure(f, bad);
+        }
+        f->retries++;
+        s = s == 0 ? s0 : s * (pd ? 2 : 10);
+    }
+    f->factor_s = clock_now() - t0;
+    if (f->require_positive) ATA_TRY(check_positive(f));
+    ATA_TRY(propagate(f));
+    f->valid = 1;
+    return ATA_OK;
+}
+
+static ata_status check_options(const ata_factor_options *o)
+{
+    if (o->type != ATA_PC_ILU0 && o->type != ATA_PC_IC0 && o->type != ATA_PC_JACOBI)
+        return ata_fail(ATA_ERR_ARG, "factor: type %d is not ilu0, ic0 or jacobi", (int)o->type);
+    if ((unsigned)o->shift > ATA_SHIFT_POSITIVE_DEFINITE)
+        return ata_fail(ATA_ERR_ARG, "factor: unknown shift type %d", (int)o->shift);
+    if (!(o->shift_amount >= 0) || !isfinite(o->shift_amount))
+        return ata_fail(ATA_ERR_ARG, "factor: shift_amount = %g (expected >= 0, 0 for the default)", o->shift_amount);
+    return ATA_OK;
+}
+
+ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_factor_options *opt,
+                             int require_positive, int level_order, factor_core **out)
+{
+    *out = NULL;
+    if (!A) return ata_fail(ATA_ERR_ARG, "factor: NULL matrix");
+    ATA_TRY(check_options(opt));
+    if (A->nrows != A->ncols) return ata_fail(ATA_ERR_NOT_SQUARE, "factor: matrix is %d x %d", A->nrows, A->ncols);
+    if (A->nrows == 0) return ata_fail(ATA_ERR_EMPTY, "factor: empty matrix");
+    factor_core *f = calloc(1, sizeof *f);
+    if (!f) return ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
+    f->ctx = ctx;
+    f->n = A->nrows;
+    f->opt = *opt;
+    f->require_positive = require_positive;
+    f->pivot_row = -1;
+    const int n = f->n;
+    ata_status st;
+    double t0 = clock_now();
+#define CHECK(e) do { if ((st = (e)) != ATA_OK) goto fail; } while (0)
+    CHECK(ata_csr_copy(A, &f->A));
+    if (!(f->dpos = malloc(((size_t)n + 1) * sizeof *f->dpos))) {
+        st = ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
+        goto fail;
+    }
+    CHECK(ilu0_find_diag(A, f->dpos));
+    if (opt->type == ATA_PC_JACOBI) {
+        CHECK(ata_csr_alloc(n, n, n, &f->D));
+        for (int i = 0; i <= n; i++) f->D->rowptr[i] = i;
+        for (int i = 0; i < n; i++) { f->D->col[i] = i; f->D->val[i] = 1; }
+        if (ctx) {      /* the diagonal solve is a one-level triangular solve */
+            ata_plan_options po = opt->plan;
+            po.uplo = ATA_LOWER;
+            po.diag = ATA_NON_UNIT;
+            CHECK(ata_sptrsv_plan_create(ctx, f->D, &po, &f->Lp));
+        }
+    } else if (!ctx) {
+        CHECK(ata_csr_copy(A, &f->LU));
+    } else {
+        ata_plan_options po = opt->plan;
+        po.uplo = ATA_LOWER; po.diag = ATA_NON_UNIT; po.traversal = ATA_PULL;
+        ata_csr *T;
+        CHECK(ata_csr_copy(A, &T));
+        CHECK(plan_analyse(ctx, T, PLAN_ILU0, &po, &f->fp));   /* owns T */
+    }
+    if (level_order && opt->type != ATA_PC_JACOBI) CHECK(level_perm(A, &f->perm));
+    if (ctx) CHECK(ctx->ops->vec_alloc(ctx, (size_t)n, &f->tmp));
+    else if (!(f->tmp = calloc((size_t)n + 1, sizeof *f->tmp))) {
+        st = ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
+        goto fail;
+    }
+    f->analysis_s = clock_now() - t0;
+    st = factorise(f);
+    if (st == ATA_ERR_ZERO_PIVOT || st == ATA_ERR_INDEFINITE_PC || st == ATA_OK) {
+        *out = f;
+        return st;
+    }
+#undef CHECK
+fail:
+    factor_core_free(f);
+    return st;
+}
+
+ata_status factor_core_update(factor_core *f, const double *val)
+{
+    if (!f || !val) return ata_fail(ATA_ERR_ARG, "factor update: NULL argument");
+    memcpy(f->A->val, val, (size_t)f->A->nnz * sizeof *val);
+    return factorise(f);
+}
+
+ata_status factor_core_apply(factor_core *f, const double *r, double *z, double *t_L, double *t_U)
+{
+    if (!f->valid)
+        return ata_fail(ATA_ERR_ZERO_PIVOT, "%s: no valid factors (the last factorisation failed at row %d)",
+                        type_name(f), f->pivot_row);
+    const ata_csr *Lm, *Um;
+    solve_matrices(f, &Lm, &Um);
+    double t0 = clock_now(), t1;
+    ata_status st;
+    if (!f->ctx) {
+        if (!Um) {
+            st = ata_ref_sptrsv_csr(Lm, ATA_LOWER, ATA_NON_UNIT, r, z);
+            if (t_L) *t_L += clock_now() - t0;
+            return st;
+        }
+        ATA_TRY(ata_ref_sptrsv_csr(Lm, ATA_LOWER, f->opt.type == ATA_PC_ILU0 ? ATA_UNIT : ATA_NON_UNIT, r, f->tmp));
+        t1 = clock_now();
+        st = ata_ref_sptrsv_csr(Um, ATA_UPPER, ATA_NON_UNIT, f->tmp, z);
+    } else {
+        const ata_backend_ops *ops = f->ctx->ops;
+        if (!f->Up) {
+            st = ops->sptrsv(f->Lp, r, z);
+            if (t_L) *t_L += clock_now() - t0;
+            return st;
+        }
+        ATA_TRY(ops->sptrsv(f->Lp, r, f->tmp));
+        t1 = clock_now();
+        st = ops->sptrsv(f->Up, f->tmp, z);
+    }
+    if (t_L) *t_L += t1 - t0;
+    if (t_U) *t_U += clock_now() - t1;
+    return st;
+}
+
+void factor_core_free(factor_core *f)
+{
+    if (!f) return;
+    if (f->tmp) {
+        if (f->ctx) f->ctx->ops->vec_free(f->ctx, f->tmp);
+        else free(f->tmp);
+    }
+    ata_plan_destroy(f->Lp);
+    ata_plan_destroy(f->Up);
+    plan_free(f->fp);
+    ata_csr_free(f->A);
+    ata_csr_free(f->LU);
+    ata_csr_free(f->LUp);
+    ata_csr_free(f->C);
+    ata_csr_free(f->Ct);
+    ata_csr_free(f->D);
+    free(f->dpos);
+    free(f->perm);
+    free(f->map);
+    free(f);
+}
+
+/* ---- public API ---------------------------------------------------------- */
+struct ata_factor {
+    factor_core *core;
+    double *vb, *vx;        /* GPU: device staging of host b and x */
+    int nnz;
+};
+
+ata_status ata_factor_setup(ata_context *ctx, const ata_csr *A, const ata_factor_options *opt_in, ata_factor **out)
+{
+    if (!out) return ata_fail(ATA_ERR_ARG, "factor: NULL output");
+    *out = NULL;
+    ata_factor_options opt = opt_in ? *opt_in : ata_factor_defaults();
+    ata_factor *F = calloc(1, sizeof *F);
+    if (!F) return ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
+    ata_status st = factor_core_setup(ctx, A, &opt, 0, 0, &F->core);
+    if (!F->core) { free(F); return st; }
+    F->nnz = A->nnz;
+    if (ctx && ctx->backend != ATA_BACKEND_CPU) {
+        ata_status st2 = ctx->ops->vec_alloc(ctx, (size_t)A->nrows, &F->vb);
+        if (st2 == ATA_OK) st2 = ctx->ops->vec_alloc(ctx, (size_t)A->nrows, &F->vx);
+        if (st2 != ATA_OK) { ata_factor_destroy(F); return st2; }
+    }
+    *out = F;
+    return st;
+}
+
+ata_status ata_factor_update_values(ata_factor *F, const double *val)
+{
+    if (!F || !val) return ata_fail(ATA_ERR_ARG, "factor update: NULL argument");
+    return factor_core_update(F->core, val);
+}
+
+/* Host arrays: direct on the CPU and the reference; staged on a GPU, with
+ * the host copy of x checked in solve order (the kernels don't flag overflow). */
+static ata_status solve_host(ata_factor *F, const double *b, double *x)
+{
+    factor_core *f = F->core;
+    ata_context *ctx = f->ctx;
+    if (!ctx || ctx->backend == ATA_BACKEND_CPU) return factor_core_apply(f, b, x, NULL, NULL);
+    ATA_TRY(ctx->ops->vec_upload(ctx, F->vb, b, (size_t)f->n));
+    ATA_TRY(factor_core_apply(f, F->vb, F->vx, NULL, NULL));
+    ATA_TRY(ctx->ops->vec_download(ctx, x, F->vx, (size_t)f->n));
+    for (int k = 0; k < f->n; k++) {
+        int i = f->Up ? f->n - 1 - k : k;
+        if (!isfinite(x[i]))
+            return ata_fail(ATA_ERR_NONFINITE, "factor solve: row %d: x = %g is not finite (overflow, or NaN/Inf in b)",
+                            i, x[i]);
+    }
+    return ATA_OK;
+}
+
+ata_status ata_factor_solve(ata_factor *F, const double *b, double *x)
+{
+    if (!F || !b || !x) return ata_fail(ATA_ERR_ARG, "factor solve: NULL argument");
+    if (b == x) return ata_fail(ATA_ERR_ARG, "factor solve: b and x must not alias");
+    return solve_host(F, b, x);
+}
+
+int ata_factor_pivot_row(const ata_factor *F)
+{
+    return F ? F->core->pivot_row : -1;
+}
+
+ata_status ata_factor_get_info(const ata_factor *F, ata_plan_info *L, ata_plan_info *U)
+{
+    if (!F) return ata_fail(ATA_ERR_ARG, "factor info: NULL argument");
+    const factor_core *f = F->core;
+    if (L) {
+        memset(L, 0, sizeof *L);
+        if (f->Lp) ATA_TRY(ata_plan_get_info(f->Lp, L));
+    }
+    if (U) {
+        memset(U, 0, sizeof *U);
+        if (f->Up) ATA_TRY(ata_plan_get_info(f->Up, U));
+    }
+    return ATA_OK;
+}
+
+double ata_factor_shift_used(const ata_factor *F, int *retries)
+{
+    if (retries) *retries = F ? F->core->retries : 0;
+    return F ? F->core->shift : 0;
+}
+
+void ata_factor_destroy(ata_factor *F)
+{
+    if (!F) return;
+    ata_context *ctx = F->core->ctx;
+    if (ctx) {
+        if (F->vb) ctx->ops->vec_free(ctx, F->vb);
+        if (F->vx) ctx->ops->vec_free(ctx, F->vx);
+    }
+    factor_core_free(F->core);
+    free(F);
+}

@@ -1,0 +1,47 @@
+/* factor.h - an incomplete factorisation (ILU0, IC0) or Jacobi with its
+ * solve plans: analysed once, refactored on new values, applied many times.
+ * Shared by the public ata_factor (factor.c) and PCG (pcg.c). */
+#ifndef ATA_FACTOR_H
+#define ATA_FACTOR_H
+#include "ata.h"
+
+typedef struct factor_core {
+    ata_context *ctx;       /* NULL: serial reference */
+    int n;
+    ata_factor_options opt;
+    int require_positive;   /* PCG: a pivot <= 0 is INDEFINITE_PC */
+    ata_csr *A;             /* the matrix (factor order), unshifted values */
+    int *dpos;              /* position of each row's diagonal in A */
+    ata_plan *fp;           /* runtime ILU0 plan; its T holds the factors */
+    ata_csr *LU;            /* reference: the factors */
+    int *perm;              /* optional relabelling of the factors, perm[old] = new */
+    int *map;               /* LUp->val[q] = factors->val[map[q]] */
+    ata_csr *LUp;           /* the relabelled factors */
+    ata_csr *C, *Ct;        /* IC0: C = L D^{1/2} and C^T */
+    ata_csr *D;             /* Jacobi: diag(A) as a triangle */
+    ata_plan *Lp, *Up;      /* runtime solve plans (Jacobi: Lp only) */
+    double *tmp;            /* backend vector between the two solves */
+    int pivot_row;          /* last bad pivot, -1 if none */
+    int valid;              /* the last factorisation succeeded */
+    double shift;           /* shift the last factorisation used */
+    int retries;
+    double analysis_s, factor_s;
+} factor_core;
+
+/* Analysis and first factorisation of A (copied). level_order: relabel the
+ * factors into L's level order before making the solve plans (PCG's
+ * layout, see pcg.c); the permutation is left in f->perm. On a pivot
+ * failure *out is still set (f->valid 0) with the status returned. */
+ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_factor_options *opt,
+                             int require_positive, int level_order, factor_core **out);
+/* New values in A's CSR order; refactor with the same shift strategy. */
+ata_status factor_core_update(factor_core *f, const double *val);
+/* z = M^{-1} r on backend vectors (host on CPU / reference); t_L, t_U (may
+ * be NULL) accumulate the time of the two solves. */
+ata_status factor_core_apply(factor_core *f, const double *r, double *z, double *t_L, double *t_U);
+void factor_core_free(factor_core *f);
+
+/* B = P A P^T (ata_csr_permute_sym) and map: B->val[q] = A->val[map[q]]. */
+ata_status csr_permute_mapped(const ata_csr *A, const int *perm, ata_csr **B_out, int **map_out);
+
+#endif
