@@ -143,7 +143,8 @@ static void run_pcg(bench_state *st, const ata_csr *A, bench_run *r, const char 
     double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
     double *t_an = calloc((size_t)o->reps, sizeof(double)), *t_fa = calloc((size_t)o->reps, sizeof(double));
     double *t_so = calloc((size_t)o->reps, sizeof(double));
-    if (!b || !x || !t_an || !t_fa || !t_so) {
+    double *t_ph = calloc(4 * (size_t)o->reps, sizeof(double));    /* [phase][rep], ms per iteration */
+    if (!b || !x || !t_an || !t_fa || !t_so || !t_ph) {
         r->status = ATA_ERR_NOMEM;
         snprintf(r->msg, sizeof r->msg, "ata-bench: no memory for the vectors of n = %d", n);
         goto out;
@@ -161,6 +162,9 @@ static void run_pcg(bench_state *st, const ata_csr *A, bench_run *r, const char 
         t_an[done] = res.analysis_s;
         t_fa[done] = res.factor_s;
         t_so[done] = res.solve_s;
+        const double ph[4] = { res.L_solve_s, res.U_solve_s, res.spmv_s, res.vec_s };
+        for (int q = 0; q < 4; q++)
+            t_ph[q * o->reps + done] = res.iterations > 0 ? 1e3 * ph[q] / res.iterations : NAN;
         done++;
         r->iterations = res.iterations;
         r->relres = res.relres;
@@ -186,6 +190,7 @@ static void run_pcg(bench_state *st, const ata_csr *A, bench_run *r, const char 
     r->factor_s = median(t_fa, done);
     r->solve_s = median_range(t_so, done, &r->time_min_s, &r->time_max_s);
     r->per_iter_ms = r->iterations > 0 ? 1e3 * r->solve_s / r->iterations : NAN;
+    for (int q = 0; q < 4; q++) r->phase_ms[q] = done > 0 ? median(t_ph + q * o->reps, done) : NAN;
     /* The residual as the caller sees it, recomputed from x (not the
      * solver's recurrence). */
     if (done > 0) {
@@ -203,6 +208,7 @@ out:
     free(t_an);
     free(t_fa);
     free(t_so);
+    free(t_ph);
 }
 
 static double rel_diff(const double *x, const double *y, int n)

@@ -97,6 +97,9 @@ typedef struct {
     double analysis_s, factor_s, solve_s;
     double per_iter_ms;
     double time_min_s, time_max_s;  /* range of run_time's quantity over the reps */
+    /* pcg: where an iteration's time goes (medians over the reps, ms per
+     * iteration): preconditioner L and U solves, SpMV, vector operations. */
+    double phase_ms[4];
     /* sptrsv / ilu0: difference to the serial reference (NaN if none) */
     double check;
     /* plan info: [0] = L (or the sptrsv plan), [1] = U (pcg only) */

@@ -17,7 +17,8 @@
 typedef enum {
     C_MATRIX, C_N, C_NNZ, C_CLASS, C_LEVELS, C_POLICY, C_S, C_ATASKS, C_C, C_F, C_M,
     C_ITS, C_RELRES, C_ANALYSIS, C_FACTOR, C_SOLVE, C_SOLVE_MS, C_FACTOR_MS, C_PERIT,
-    C_PLANMB, C_VS_LS, C_VS_VENDOR, C_VS_SERIAL, C_CHECK, C_STATUS, C_RANGE, C_COUNT
+    C_PLANMB, C_VS_LS, C_VS_VENDOR, C_VS_SERIAL, C_CHECK, C_STATUS, C_RANGE,
+    C_PH_L, C_PH_U, C_PH_SPMV, C_PH_VEC, C_COUNT
 } col_id;
 
 static const struct { const char *head; int width; int left; } cols[C_COUNT + 1] = {
@@ -34,6 +35,8 @@ static const struct { const char *head; int width; int left; } cols[C_COUNT + 1]
     [C_VS_LS] = { "vs levelset", 11, 0 }, [C_VS_VENDOR] = { "vs vendor", 9, 0 },
     [C_VS_SERIAL] = { "vs serial", 9, 0 }, [C_CHECK] = { "check", 8, 0 },
     [C_STATUS] = { "status", 6, 1 },     [C_RANGE] = { "range %", 7, 0 },
+    [C_PH_L] = { "L ms/it", 7, 0 },      [C_PH_U] = { "U ms/it", 7, 0 },
+    [C_PH_SPMV] = { "SpMV ms/it", 10, 0 }, [C_PH_VEC] = { "vec ms/it", 9, 0 },
 };
 
 static int has_policy(const bench_opts *o, int p)
@@ -52,7 +55,8 @@ static int table_columns(const bench_opts *o, col_id *c)
     if (o->cmd != CMD_ILU0) { c[n++] = C_S; c[n++] = C_ATASKS; c[n++] = C_C; c[n++] = C_F; c[n++] = C_M; }
     if (o->cmd == CMD_PCG) {
         c[n++] = C_ITS; c[n++] = C_RELRES; c[n++] = C_ANALYSIS; c[n++] = C_FACTOR; c[n++] = C_SOLVE;
-        c[n++] = C_PERIT; c[n++] = C_RANGE; c[n++] = C_PLANMB;
+        c[n++] = C_PERIT; c[n++] = C_RANGE;
+        c[n++] = C_PH_L; c[n++] = C_PH_U; c[n++] = C_PH_SPMV; c[n++] = C_PH_VEC; c[n++] = C_PLANMB;
     } else if (o->cmd == CMD_SPTRSV) {
         c[n++] = C_SOLVE_MS; c[n++] = C_RANGE;
     } else {
@@ -140,6 +144,9 @@ static void cell(char *b, size_t n, col_id c, const bench_results *R, const benc
     case C_VS_SERIAL: fmt_double(b, n, "%.2fx", u->speedup_serial); break;
     case C_CHECK: fmt_double(b, n, "%.1e", u->check); break;
     case C_STATUS: snprintf(b, n, "%s", run_status(u)); break;
+    case C_PH_L: case C_PH_U: case C_PH_SPMV: case C_PH_VEC:
+        if (ran) fmt_double(b, n, "%.3f", u->phase_ms[c - C_PH_L]); else dash(b, n);
+        break;
     case C_RANGE: {
         double med = run_time(o, u);
         if (u->reps > 1 && med > 0) fmt_double(b, n, "%.1f", 100 * (u->time_max_s - u->time_min_s) / med);
@@ -410,6 +417,10 @@ static void collect_run(const bench_results *R, const bench_run *u, record *r)
         add_d(r, "solve_s_min", u->time_min_s);
         add_d(r, "solve_s_max", u->time_max_s);
         add_d(r, "per_iter_ms", u->per_iter_ms);
+        add_d(r, "L_solve_ms_per_it", u->phase_ms[0]);
+        add_d(r, "U_solve_ms_per_it", u->phase_ms[1]);
+        add_d(r, "spmv_ms_per_it", u->phase_ms[2]);
+        add_d(r, "vec_ms_per_it", u->phase_ms[3]);
     } else if (o->cmd == CMD_SPTRSV) {
         add_s(r, "uplo", o->uplo == ATA_LOWER ? "lower" : "upper");
         add_s(r, "diag", o->diag == ATA_UNIT ? "unit" : "nonunit");
