@@ -77,12 +77,23 @@ $(BUILD)/ata-bench: $(BENCH_OBJS) $(BUILD)/libata.a
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL) $(BUILD)/libata.a
 	$(CC) $(LDFLAGS) -o $@ $< $(TEST_UTIL) $(BUILD)/libata.a $(LDLIBS) -lcmocka
 
+# ata-bench records the commit it was built from (bench/machine.c); the
+# header changes only when the commit (or -dirty) does.
+$(BUILD)/commit.h: FORCE
+	@mkdir -p $(BUILD)
+	@c=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD -- 2>/dev/null || echo -dirty); \
+	 echo "#define ATA_COMMIT \"$$c\"" > $@.tmp; cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(BUILD)/bench/machine.o: $(BUILD)/commit.h
+$(BUILD)/bench/machine.o: CPPFLAGS += -I$(BUILD)
+.PHONY: FORCE
+FORCE:
+
 run: all
 	$(BUILD)/ata-bench pcg
 
 # Every test binary runs even if one fails; the summary counts them.
 test: all $(TEST_BINS) $(if $(PETSC_TESTS),petsc)
-	@ATA_BUILD=$(BUILD) ATA_BACKEND_PATH=$(abspath $(BUILD)) bash tests/run.sh $(TEST_BINS) $(if $(SANITIZE),,tests/install_check.sh) $(PETSC_TESTS)
+	@ATA_BUILD=$(BUILD) ATA_BACKEND_PATH=$(abspath $(BUILD)) ATA_PROBE_CACHE=0 bash tests/run.sh $(TEST_BINS) $(if $(SANITIZE),,tests/install_check.sh) $(PETSC_TESTS)
 
 check: test
 

@@ -143,7 +143,8 @@ static void run_pcg(bench_state *st, const ata_csr *A, bench_run *r, const char 
     double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
     double *t_an = calloc((size_t)o->reps, sizeof(double)), *t_fa = calloc((size_t)o->reps, sizeof(double));
     double *t_so = calloc((size_t)o->reps, sizeof(double));
-    if (!b || !x || !t_an || !t_fa || !t_so) {
+    double *t_ph = calloc(4 * (size_t)o->reps, sizeof(double));    /* [phase][rep], ms per iteration */
+    if (!b || !x || !t_an || !t_fa || !t_so || !t_ph) {
         r->status = ATA_ERR_NOMEM;
         snprintf(r->msg, sizeof r->msg, "ata-bench: no memory for the vectors of n = %d", n);
         goto out;
@@ -161,6 +162,9 @@ static void run_pcg(bench_state *st, const ata_csr *A, bench_run *r, const char 
         t_an[done] = res.analysis_s;
         t_fa[done] = res.factor_s;
         t_so[done] = res.solve_s;
+        const double ph[4] = { res.L_solve_s, res.U_solve_s, res.spmv_s, res.vec_s };
+        for (int q = 0; q < 4; q++)
+            t_ph[q * o->reps + done] = res.iterations > 0 ? 1e3 * ph[q] / res.iterations : NAN;
         done++;
         r->iterations = res.iterations;
         r->relres = res.relres;
@@ -184,8 +188,9 @@ static void run_pcg(bench_state *st, const ata_csr *A, bench_run *r, const char 
     r->reps = done;
     r->analysis_s = median(t_an, done);
     r->factor_s = median(t_fa, done);
-    r->solve_s = median(t_so, done);
+    r->solve_s = median_range(t_so, done, &r->time_min_s, &r->time_max_s);
     r->per_iter_ms = r->iterations > 0 ? 1e3 * r->solve_s / r->iterations : NAN;
+    for (int q = 0; q < 4; q++) r->phase_ms[q] = done > 0 ? median(t_ph + q * o->reps, done) : NAN;
     /* The residual as the caller sees it, recomputed from x (not the
      * solver's recurrence). */
     if (done > 0) {
@@ -203,6 +208,7 @@ out:
     free(t_an);
     free(t_fa);
     free(t_so);
+    free(t_ph);
 }
 
 static double rel_diff(const double *x, const double *y, int n)
@@ -221,7 +227,9 @@ typedef struct {
     double *b, *xref, *x;
     ata_status ref_status;
     char ref_msg[512];
-    ata_csr *Tc;            /* push reference: CSC of the triangle, made lazily */
+    serial_tri ser;         /* the serial baseline's triangle, made lazily */
+    int ser_built;
+    double ser_build_s;
 } sptrsv_setup;
 
 static int sptrsv_prepare(const bench_opts *o, const ata_csr *A, sptrsv_setup *s)
@@ -253,7 +261,7 @@ static void sptrsv_release(sptrsv_setup *s)
     free(s->b);
     free(s->xref);
     free(s->x);
-    ata_csr_free(s->Tc);
+    serial_tri_free(&s->ser);
 }
 
 static void run_sptrsv(bench_state *st, const ata_csr *A, sptrsv_setup *su, bench_run *r, const char *label)
@@ -266,15 +274,16 @@ static void run_sptrsv(bench_state *st, const ata_csr *A, sptrsv_setup *su, benc
     progress_set("[%d/%d] %s, %s, sptrsv analysis", st->step, st->nsteps, label, cli_policy_name(r->policy));
     ata_status s = ATA_OK;
     if (r->policy == POLICY_SERIAL) {
-        if (o->traversal == ATA_PUSH && !su->Tc) {
+        /* Extracting the triangle is the baseline's analysis (reported, not
+         * part of the solve time). */
+        if (!su->ser_built) {
             double t0 = now_s();
-            ata_csr *tri = NULL;
-            s = o->uplo == ATA_LOWER ? ata_csr_tril(A, &tri) : ata_csr_triu(A, &tri);
-            if (s == ATA_OK) s = ata_csr_transpose(tri, &su->Tc);
-            ata_csr_free(tri);
-            if (s != ATA_OK) { fail_run(r, s); goto out; }
-            r->analysis_s = now_s() - t0;
+            s = serial_tri_build(A, o->uplo, o->diag, o->traversal, &su->ser, r->msg, sizeof r->msg);
+            su->ser_build_s = now_s() - t0;
+            if (s != ATA_OK) { r->status = s; goto out; }
+            su->ser_built = 1;
         }
+        r->analysis_s = su->ser_build_s;
     } else {
         ata_plan_options po = ata_plan_defaults();
         po.policy = (ata_policy)r->policy;
@@ -297,10 +306,22 @@ static void run_sptrsv(bench_state *st, const ata_csr *A, sptrsv_setup *su, benc
                          cli_policy_name(r->policy), rep + 1, o->reps);
         double t0 = now_s();
         if (r->policy != POLICY_SERIAL) s = ata_sptrsv(plan, su->b, su->x);
-        else if (o->traversal == ATA_PUSH) s = ata_ref_sptrsv_csc(su->Tc, o->uplo, o->diag, su->b, su->x);
-        else s = ata_ref_sptrsv_csr(A, o->uplo, o->diag, su->b, su->x);
+        else serial_tri_solve(&su->ser, su->b, su->x);
         double t1 = now_s();
         if (s != ATA_OK) { fail_run(r, s); break; }
+        if (rep < 0 && r->policy == POLICY_SERIAL) {
+            /* The baseline's loop does not check; its first answer is (as the
+             * runtime's solves are) refused when not finite. */
+            int bad = -1;
+            for (int i = 0; i < n && bad < 0; i++)
+                if (!isfinite(su->x[i])) bad = i;
+            if (bad >= 0) {
+                r->status = ATA_ERR_NONFINITE;
+                snprintf(r->msg, sizeof r->msg, "serial baseline: row %d: x = %g is not finite (overflow, or NaN/Inf in b)",
+                         bad, su->x[bad]);
+                break;
+            }
+        }
         if (rep < 0) {
             r->check = su->ref_status == ATA_OK ? rel_diff(su->x, su->xref, n) : NAN;
             if (r->check > CHECK_TOL) {
@@ -317,7 +338,7 @@ static void run_sptrsv(bench_state *st, const ata_csr *A, sptrsv_setup *su, benc
             t[r->reps++] = t1 - t0;
         }
     }
-    r->solve_s = median(t, r->reps);
+    r->solve_s = median_range(t, r->reps, &r->time_min_s, &r->time_max_s);
 out:
     ata_plan_destroy(plan);
     free(t);
@@ -374,7 +395,7 @@ static void run_ilu0(bench_state *st, const ata_csr *A, ilu0_setup *su, bench_ru
         ata_csr_free(LU);
         if (r->status != ATA_OK) break;
     }
-    r->factor_s = median(t, r->reps);
+    r->factor_s = median_range(t, r->reps, &r->time_min_s, &r->time_max_s);
     free(t);
 }
 
@@ -530,6 +551,7 @@ static void run_matrix(bench_state *st, int mi)
             report_table_header(stdout, R);
         }
         report_table_rows(stdout, R, mi);
+        report_probe_line(stdout, R, mi);
         progress_release();
     }
 }
@@ -584,6 +606,7 @@ int main(int argc, char **argv)
     bench_results R;
     memset(&R, 0, sizeof R);
     R.opt = &o;
+    machine_collect(&R.machine);
     bench_state st;
     memset(&st, 0, sizeof st);
     st.opt = &o;

@@ -96,6 +96,10 @@ typedef struct {
     /* times (s) */
     double analysis_s, factor_s, solve_s;
     double per_iter_ms;
+    double time_min_s, time_max_s;  /* range of run_time's quantity over the reps */
+    /* pcg: where an iteration's time goes (medians over the reps, ms per
+     * iteration): preconditioner L and U solves, SpMV, vector operations. */
+    double phase_ms[4];
     /* sptrsv / ilu0: difference to the serial reference (NaN if none) */
     double check;
     /* plan info: [0] = L (or the sptrsv plan), [1] = U (pcg only) */
@@ -106,6 +110,14 @@ typedef struct {
     double speedup_levelset, speedup_vendor, speedup_serial;
 } bench_run;
 
+/* machine.c: where and when a run happened (JSON, CSV, title). */
+typedef struct {
+    char commit[48], date[32], host[128], cpu[128];
+    int cores;
+    double load[3];
+} bench_machine;
+void machine_collect(bench_machine *m);
+
 typedef struct {
     const bench_opts *opt;
     ata_backend backend;    /* resolved backend */
@@ -115,6 +127,7 @@ typedef struct {
     int nloaded;            /* matrices read or generated successfully */
     bench_run *runs;
     int nruns;
+    bench_machine machine;
 } bench_results;
 
 /* cli.c */
@@ -135,6 +148,19 @@ const char *run_status(const bench_run *r);
 int dagshape_compute(const ata_csr *A, ata_uplo uplo, int **widths, int *nlevels,
                      int *max_width, long long *m, long long *tri_nnz);
 
+/* serial.c: the serial SpTS baseline (a triangle extracted once, then a
+ * CSparse-style loop). */
+typedef struct {
+    int n, unit, push;
+    ata_uplo uplo;
+    int *ptr, *idx;         /* CSR rows (pull) or CSC columns (push) of the triangle */
+    double *val;
+} serial_tri;
+ata_status serial_tri_build(const ata_csr *A, ata_uplo uplo, ata_diag diag, ata_traversal trav,
+                            serial_tri *T, char *msg, size_t cap);
+void serial_tri_solve(const serial_tri *T, const double *b, double *x);
+void serial_tri_free(serial_tri *T);
+
 /* report.c */
 void report_title(FILE *f, const bench_results *r);
 void report_table_header(FILE *f, const bench_results *r);
@@ -142,6 +168,8 @@ void report_table_rows(FILE *f, const bench_results *r, int matrix);
 int report_csv(const char *path, const bench_results *r);
 int report_json(const char *path, const bench_results *r);
 void report_info_table(FILE *f, const bench_results *r);
+/* One line per matrix: S auto's S, T_l and T_u with their min..max. */
+void report_probe_line(FILE *f, const bench_results *r, int matrix);
 
 /* svg.c */
 int svg_write(const char *path, const bench_results *r);
@@ -151,6 +179,8 @@ const char *svg_policy_colour(int p);
 /* util.c */
 double now_s(void);
 double median(double *v, int n);
+/* The median of v (sorted in place), with its min and max. */
+double median_range(double *v, int n, double *vmin, double *vmax);
 /* "ata-bench: ..." on stderr, one line; clears the progress line first. */
 void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void progress_start(int enabled);

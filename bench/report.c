@@ -17,7 +17,8 @@
 typedef enum {
     C_MATRIX, C_N, C_NNZ, C_CLASS, C_LEVELS, C_POLICY, C_S, C_ATASKS, C_C, C_F, C_M,
     C_ITS, C_RELRES, C_ANALYSIS, C_FACTOR, C_SOLVE, C_SOLVE_MS, C_FACTOR_MS, C_PERIT,
-    C_PLANMB, C_VS_LS, C_VS_VENDOR, C_VS_SERIAL, C_CHECK, C_STATUS, C_COUNT
+    C_PLANMB, C_VS_LS, C_VS_VENDOR, C_VS_SERIAL, C_CHECK, C_STATUS, C_RANGE,
+    C_PH_L, C_PH_U, C_PH_SPMV, C_PH_VEC, C_COUNT
 } col_id;
 
 static const struct { const char *head; int width; int left; } cols[C_COUNT + 1] = {
@@ -33,7 +34,9 @@ static const struct { const char *head; int width; int left; } cols[C_COUNT + 1]
     [C_PERIT] = { "ms/it", 7, 0 },       [C_PLANMB] = { "plan MB", 7, 0 },
     [C_VS_LS] = { "vs levelset", 11, 0 }, [C_VS_VENDOR] = { "vs vendor", 9, 0 },
     [C_VS_SERIAL] = { "vs serial", 9, 0 }, [C_CHECK] = { "check", 8, 0 },
-    [C_STATUS] = { "status", 6, 1 },
+    [C_STATUS] = { "status", 6, 1 },     [C_RANGE] = { "range %", 7, 0 },
+    [C_PH_L] = { "L ms/it", 7, 0 },      [C_PH_U] = { "U ms/it", 7, 0 },
+    [C_PH_SPMV] = { "SpMV ms/it", 10, 0 }, [C_PH_VEC] = { "vec ms/it", 9, 0 },
 };
 
 static int has_policy(const bench_opts *o, int p)
@@ -52,11 +55,12 @@ static int table_columns(const bench_opts *o, col_id *c)
     if (o->cmd != CMD_ILU0) { c[n++] = C_S; c[n++] = C_ATASKS; c[n++] = C_C; c[n++] = C_F; c[n++] = C_M; }
     if (o->cmd == CMD_PCG) {
         c[n++] = C_ITS; c[n++] = C_RELRES; c[n++] = C_ANALYSIS; c[n++] = C_FACTOR; c[n++] = C_SOLVE;
-        c[n++] = C_PERIT; c[n++] = C_PLANMB;
+        c[n++] = C_PERIT; c[n++] = C_RANGE;
+        c[n++] = C_PH_L; c[n++] = C_PH_U; c[n++] = C_PH_SPMV; c[n++] = C_PH_VEC; c[n++] = C_PLANMB;
     } else if (o->cmd == CMD_SPTRSV) {
-        c[n++] = C_SOLVE_MS;
+        c[n++] = C_SOLVE_MS; c[n++] = C_RANGE;
     } else {
-        c[n++] = C_FACTOR_MS;
+        c[n++] = C_FACTOR_MS; c[n++] = C_RANGE;
     }
     if (has_policy(o, ATA_POLICY_LEVELSET)) c[n++] = C_VS_LS;
     if (has_policy(o, ATA_POLICY_VENDOR)) c[n++] = C_VS_VENDOR;
@@ -140,6 +144,15 @@ static void cell(char *b, size_t n, col_id c, const bench_results *R, const benc
     case C_VS_SERIAL: fmt_double(b, n, "%.2fx", u->speedup_serial); break;
     case C_CHECK: fmt_double(b, n, "%.1e", u->check); break;
     case C_STATUS: snprintf(b, n, "%s", run_status(u)); break;
+    case C_PH_L: case C_PH_U: case C_PH_SPMV: case C_PH_VEC:
+        if (ran) fmt_double(b, n, "%.3f", u->phase_ms[c - C_PH_L]); else dash(b, n);
+        break;
+    case C_RANGE: {
+        double med = run_time(o, u);
+        if (u->reps > 1 && med > 0) fmt_double(b, n, "%.1f", 100 * (u->time_max_s - u->time_min_s) / med);
+        else dash(b, n);
+        break;
+    }
     case C_COUNT: break;
     }
 }
@@ -178,6 +191,9 @@ void report_title(FILE *f, const bench_results *R)
     } else {
         fprintf(f, "S %s, median of %d factorisations (analysis included)\n", S, o->reps);
     }
+    const bench_machine *M = &R->machine;
+    fprintf(f, "commit %s, %s, host %s, %s (%d cores), load %.2f %.2f %.2f\n", M->commit, M->date, M->host,
+            M->cpu, M->cores, M->load[0], M->load[1], M->load[2]);
     if (o->default_input) fprintf(f, "default problem: --gen lap3d:100 (3D 7-point Laplacian, 10^6 unknowns)\n");
 }
 
@@ -200,6 +216,34 @@ void report_table_rows(FILE *f, const bench_results *R, int matrix)
             cell(buf, sizeof buf, c[k], R, u);
             put_cell(f, buf, width_of(R, c[k]), cols[c[k]].left, k == nc - 1);
         }
+    }
+}
+
+static void fmt_time(char *b, size_t n, double t)
+{
+    if (!(t > 0)) snprintf(b, n, "-");
+    else if (t < 1e-6) snprintf(b, n, "%.3g ns", t * 1e9);
+    else if (t < 1e-3) snprintf(b, n, "%.3g us", t * 1e6);
+    else snprintf(b, n, "%.3g ms", t * 1e3);
+}
+
+/* S auto's inputs for a matrix (the same for every policy: T_l is the
+ * context's, T_u the triangle's), with their spread over the probes. */
+void report_probe_line(FILE *f, const bench_results *R, int matrix)
+{
+    if (R->opt->S) return;
+    for (int k = 0; k < R->nruns; k++) {
+        const bench_run *u = &R->runs[k];
+        if (u->matrix != matrix || u->ninfo < 1 || !(u->info[0].T_u > 0)) continue;
+        const ata_plan_info *I = &u->info[0];
+        char l[4][24], t[4][24];
+        fmt_time(l[0], sizeof l[0], I->T_l); fmt_time(l[1], sizeof l[1], I->T_l_min); fmt_time(l[2], sizeof l[2], I->T_l_max);
+        fmt_time(t[0], sizeof t[0], I->T_u); fmt_time(t[1], sizeof t[1], I->T_u_min); fmt_time(t[2], sizeof t[2], I->T_u_max);
+        fprintf(f, "  %s: S auto = max(S_min, R T_l / T_u) = %d (%s); T_l %s [%s .. %s], T_u %s [%s .. %s]%s; "
+                   "medians of %d probes, %s\n",
+                R->mats[matrix].label, I->S, cli_policy_name(u->policy), l[0], l[1], l[2], t[0], t[1], t[2],
+                u->ninfo > 1 ? " (L)" : "", I->probe_reps, I->probe_cached ? "from the probe cache" : "probed now");
+        return;
     }
 }
 
@@ -305,30 +349,34 @@ static void add_info(record *r, const char *pre, const bench_run *u, int k)
     char nm[32];
 #define NM(x) (snprintf(nm, sizeof nm, "%s%s", pre, x), nm)
     if (!have) {
-        static const char *names[] = { "levels", "max_width", "m", "class", "S", "atasks", "untracked",
-                                       "barriers", "c", "f", "plan_analysis_s", "plan_bytes",
-                                       "matrix_bytes", "T_l", "T_u" };
+        static const char *names[] = { "S", "atasks", "untracked", "barriers", "c", "f", "plan_analysis_s",
+                                       "plan_bytes", "matrix_bytes", "T_l", "T_l_min", "T_l_max", "T_u",
+                                       "T_u_min", "T_u_max", "probe_reps", "probe_cached" };
         for (size_t q = 0; q < sizeof names / sizeof names[0]; q++) {
-            if (!strcmp(names[q], "class")) add_s(r, NM(names[q]), "");
-            else add_d(r, NM(names[q]), NAN);
+            if (!*pre && !strcmp(names[q], "plan_analysis_s")) continue;
+            add_d(r, NM(names[q]), NAN);
         }
         return;
     }
-    add_i(r, NM("levels"), I->levels);
-    add_i(r, NM("max_width"), I->max_width);
-    add_i(r, NM("m"), I->m);
-    add_s(r, NM("class"), u->info_class[k]);
+    /* The DAG's levels, width, m and class are the dag_* fields (the
+     * bench's own count of the same triangle): not repeated here. */
     add_i(r, NM("S"), I->S);
     add_i(r, NM("atasks"), I->atasks);
     add_i(r, NM("untracked"), I->untracked);
     add_i(r, NM("barriers"), I->barriers);
     add_i(r, NM("c"), I->c);
     add_i(r, NM("f"), I->f);
-    add_d(r, NM("plan_analysis_s"), I->analysis_s);
+    if (*pre) add_d(r, NM("plan_analysis_s"), I->analysis_s);     /* sptrsv: analysis_s */
     add_i(r, NM("plan_bytes"), (long long)I->plan_bytes);
     add_i(r, NM("matrix_bytes"), (long long)I->matrix_bytes);
     add_d(r, NM("T_l"), I->T_l);
+    add_d(r, NM("T_l_min"), I->T_l_min);
+    add_d(r, NM("T_l_max"), I->T_l_max);
     add_d(r, NM("T_u"), I->T_u);
+    add_d(r, NM("T_u_min"), I->T_u_min);
+    add_d(r, NM("T_u_max"), I->T_u_max);
+    add_i(r, NM("probe_reps"), I->probe_reps);
+    add_b(r, NM("probe_cached"), I->probe_cached);
 #undef NM
 }
 
@@ -366,9 +414,13 @@ static void collect_run(const bench_results *R, const bench_run *u, record *r)
         add_d(r, "analysis_s", u->analysis_s);
         add_d(r, "factor_s", u->factor_s);
         add_d(r, "solve_s", u->solve_s);
+        add_d(r, "solve_s_min", u->time_min_s);
+        add_d(r, "solve_s_max", u->time_max_s);
         add_d(r, "per_iter_ms", u->per_iter_ms);
-        size_t pb = u->info[0].plan_bytes + (u->ninfo > 1 ? u->info[1].plan_bytes : 0);
-        add_d(r, "plan_mb", u->ninfo ? (double)pb / 1048576.0 : NAN);
+        add_d(r, "L_solve_ms_per_it", u->phase_ms[0]);
+        add_d(r, "U_solve_ms_per_it", u->phase_ms[1]);
+        add_d(r, "spmv_ms_per_it", u->phase_ms[2]);
+        add_d(r, "vec_ms_per_it", u->phase_ms[3]);
     } else if (o->cmd == CMD_SPTRSV) {
         add_s(r, "uplo", o->uplo == ATA_LOWER ? "lower" : "upper");
         add_s(r, "diag", o->diag == ATA_UNIT ? "unit" : "nonunit");
@@ -376,12 +428,13 @@ static void collect_run(const bench_results *R, const bench_run *u, record *r)
         add_i(r, "tri_nnz", m->tri_nnz[t]);
         add_d(r, "analysis_s", u->analysis_s);
         add_d(r, "solve_s", u->solve_s);
-        add_d(r, "solve_ms", 1e3 * u->solve_s);
-        add_d(r, "plan_mb", u->ninfo ? (double)u->info[0].plan_bytes / 1048576.0 : NAN);
+        add_d(r, "solve_s_min", u->time_min_s);
+        add_d(r, "solve_s_max", u->time_max_s);
         add_d(r, "check", u->check);
     } else {
         add_d(r, "factor_s", u->factor_s);
-        add_d(r, "factor_ms", 1e3 * u->factor_s);
+        add_d(r, "factor_s_min", u->time_min_s);
+        add_d(r, "factor_s_max", u->time_max_s);
         add_d(r, "check", u->check);
     }
     add_d(r, "speedup_levelset", u->speedup_levelset);
@@ -393,8 +446,15 @@ static void collect_run(const bench_results *R, const bench_run *u, record *r)
     } else if (o->cmd == CMD_SPTRSV) {
         add_info(r, "", u, 0);
     }
+    const bench_machine *M = &R->machine;
+    add_s(r, "commit", M->commit);
+    add_s(r, "date", M->date);
+    add_s(r, "host", M->host);
+    add_i(r, "cores", M->cores);
+    add_d(r, "load1", M->load[0]);
     /* Free text last: a quoted comma in it cannot shift the columns
      * that a plain comma-splitting reader (awk -F,) takes before it. */
+    add_s(r, "cpu", M->cpu);
     add_s(r, "source", m->source);
     add_s(r, "message", u->msg);
 }
@@ -558,7 +618,21 @@ int report_json(const char *path, const bench_results *R)
         if (i) fputs(", ", f);
         json_str(f, o->argv[i]);
     }
-    fprintf(f, "],\n  \"backend\": ");
+    const bench_machine *M = &R->machine;
+    fprintf(f, "],\n  \"machine\": {\"commit\": ");
+    json_str(f, M->commit);
+    fprintf(f, ", \"date\": ");
+    json_str(f, M->date);
+    fprintf(f, ", \"host\": ");
+    json_str(f, M->host);
+    fprintf(f, ", \"cpu\": ");
+    json_str(f, M->cpu);
+    fprintf(f, ", \"cores\": %d, \"loadavg\": [", M->cores);
+    for (int q = 0; q < 3; q++) {
+        if (q) fputs(", ", f);
+        json_num(f, M->load[q]);
+    }
+    fprintf(f, "]},\n  \"backend\": ");
     json_str(f, ata_backend_name(R->backend));
     fprintf(f, ",\n  \"threads\": %d,\n  \"settings\": {\"policies\": [", R->threads);
     for (int k = 0; k < o->npolicies; k++) {

@@ -37,6 +37,14 @@ double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+double median_range(double *v, int n, double *vmin, double *vmax)
+{
+    double m = median(v, n);
+    *vmin = n > 0 ? v[0] : 0;
+    *vmax = n > 0 ? v[n - 1] : 0;
+    return m;
+}
+
 static struct {
     pthread_mutex_t mu;
     pthread_cond_t cv;

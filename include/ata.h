@@ -294,6 +294,11 @@ typedef struct {
                                the measured costs (T_u, T_l, waking the pool)
                                say threads cannot gain (runs on the calling
                                thread); decided only when S is auto. 0: GPU */
+    /* S auto: T_l and T_u are medians of probe_reps probes; their spread.
+     * probe_cached: 1 if they came from the probe cache file (README). */
+    double T_l_min, T_l_max, T_u_min, T_u_max;
+    int probe_reps;
+    int probe_cached;
 } ata_plan_info;
 
 ATA_API ata_status ata_plan_get_info(const ata_plan *plan, ata_plan_info *info);

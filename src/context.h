@@ -17,6 +17,8 @@ struct ata_context {
     int S_min;              /* Eq. 5.1: workers x occupancy */
     int capacity;           /* greedy: tasks resident at once */
     double T_l;             /* Eq. 5.2: measured once, 0 until then */
+    double T_l_min, T_l_max;  /* its probes' spread (probe.c) */
+    int T_l_cached;           /* read from the probe cache file */
     double wait_timeout_s;
 };
 

@@ -8,6 +8,7 @@
 #include "error.h"
 #include "ilu0_row.h"
 #include "plan.h"
+#include "probe.h"
 
 ata_plan_options ata_plan_defaults(void)
 {
@@ -50,18 +51,15 @@ ata_status ata_plan_get_info(const ata_plan *plan, ata_plan_info *info)
     return ATA_OK;
 }
 
-/* Eq. 5.1 and 5.2: S = max(S_min, R * T_l / T_u), T_l cached per context. */
+/* Eq. 5.1 and 5.2: S = max(S_min, R * T_l / T_u). */
 static ata_status choose_S(ata_plan *p, int *S)
 {
     ata_context *ctx = p->ctx;
     if (p->opt.S > 0) { *S = p->opt.S; return ATA_OK; }
     if (p->opt.policy == ATA_POLICY_VENDOR) { *S = 1; return ATA_OK; }   /* unused: skip the probes */
-    if (ctx->T_l == 0) ATA_TRY(ctx->ops->probe_sync_cost(ctx, &ctx->T_l));
-    double T_u;
-    ATA_TRY(ctx->ops->probe_task_cost(p, &T_u));
-    p->info.T_l = ctx->T_l;
-    p->info.T_u = T_u;
-    double s = ceil(p->opt.R * ctx->T_l / T_u);
+    double T_l, T_u;        /* medians of several probes, cached per machine (probe.h) */
+    ATA_TRY(probe_costs(p, &T_l, &T_u));
+    double s = ceil(p->opt.R * T_l / T_u);
     if (s < ctx->S_min) s = ctx->S_min;
     if (s > p->n) s = p->n;
     *S = s < 1 ? 1 : (int)s;

@@ -112,6 +112,11 @@ static void test_no_args(void **state)
     run_result r = run("");
     assert_int_equal(r.rc, 2);
     assert_non_null(strstr(r.err, "Usage"));
+    /* One short line, not the whole --help. */
+    const char *nl = strchr(r.err, '\n');
+    assert_non_null(nl);
+    assert_int_equal(nl[1], '\0');
+    assert_non_null(strstr(r.err, "--help"));
     run_free(&r);
 }
 
@@ -316,9 +321,25 @@ static void test_small_pcg_run(void **state)
     int nl = split_lines(csv, lines, 8);
     assert_int_equal(nl, 3);
     static const char *columns[] = { "matrix", "n", "nnz", "policy", "status", "iterations", "relres",
-                                     "analysis_s", "factor_s", "solve_s", "per_iter_ms", "plan_mb",
-                                     "speedup_levelset", "dag_class", "dag_levels", "L_S", "L_atasks",
-                                     "L_c", "L_f", "L_m", "U_atasks" };
+                                     "analysis_s", "factor_s", "solve_s", "solve_s_min", "solve_s_max",
+                                     "per_iter_ms", "L_plan_bytes", "speedup_levelset", "dag_class",
+                                     "dag_levels", "dag_m", "L_S", "L_atasks", "L_c", "L_f", "U_atasks",
+                                     "L_T_l", "L_T_l_min", "L_T_l_max", "L_T_u_min", "L_T_u_max",
+                                     "commit", "date", "host", "cpu", "cores", "load1" };
+    /* No column twice, and none that repeats another under a second name. */
+    {
+        char hdr[4096];
+        snprintf(hdr, sizeof hdr, ",%s,", lines[0]);
+        for (char *c = hdr + 1, *e; (e = strchr(c, ',')); c = e + 1) {
+            char name[80];
+            snprintf(name, sizeof name, ",%.*s,", (int)(e - c), c);
+            char *first = strstr(hdr, name);
+            if (first && strstr(first + 1, name)) fail_msg("CSV column %s appears twice", name);
+        }
+        static const char *dups[] = { ",plan_mb,", ",solve_ms,", ",L_levels,", ",L_m,", ",L_class," };
+        for (size_t k = 0; k < sizeof dups / sizeof *dups; k++)
+            if (strstr(hdr, dups[k])) fail_msg("CSV repeats a quantity as %s", dups[k]);
+    }
     char v[2][64], its[2][64], st[64];
     for (size_t k = 0; k < sizeof columns / sizeof columns[0]; k++)
         if (csv_field(lines[0], lines[1], columns[k], v[0], sizeof v[0]))
@@ -439,6 +460,33 @@ static void test_failed_solve_is_reported(void **state)
     run_free(&r);
 }
 
+/* The serial baseline (bench/serial.c: extracted triangle, CSparse-style
+ * loop) answers as the reference does for every triangle, traversal and
+ * diagonal: the run's check against ata_ref_* would mark it wrong_answer. */
+static void test_serial_baseline_variants(void **state)
+{
+    (void)state;
+    static const char *variants[] = { "--uplo lower --traversal pull", "--uplo upper --traversal pull",
+                                      "--uplo lower --traversal push", "--uplo upper --traversal push" };
+    for (int v = 0; v < 4; v++)
+        for (int unit = 0; unit < 2; unit++) {
+            char args[512], line[2][64];
+            snprintf(args, sizeof args, "sptrsv --gen lap2d:17x9,perm=3 --policy serial --reps 2 %s --diag %s "
+                     "--quiet --csv %s", variants[v], unit ? "unit" : "nonunit", tmp_path("serial.csv"));
+            run_result r = run(args);
+            assert_int_equal(r.rc, 0);
+            run_free(&r);
+            char *csv = slurp(tmp_path("serial.csv"));
+            char *lines[4];
+            assert_int_equal(split_lines(csv, lines, 4), 2);
+            assert_int_equal(csv_field(lines[0], lines[1], "status", line[0], sizeof line[0]), 0);
+            assert_string_equal(line[0], "ok");
+            assert_int_equal(csv_field(lines[0], lines[1], "check", line[1], sizeof line[1]), 0);
+            if (!(atof(line[1]) <= 1e-14)) fail_msg("%s: check %s", args, line[1]);
+            free(csv);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -455,6 +503,7 @@ int main(void)
         cmocka_unit_test(test_monitor_and_serial),
         cmocka_unit_test(test_sptrsv_ilu0_info_runs),
         cmocka_unit_test(test_failed_solve_is_reported),
+        cmocka_unit_test(test_serial_baseline_variants),
     };
     return cmocka_run_group_tests_name("cli", tests, setup, teardown);
 }
