@@ -86,7 +86,7 @@ $(ATA_GPU_STAMP):
 
 GPU_MODULE := $(if $(filter cuda hip,$(ATA_GPU)),$(BUILD)/libata_$(ATA_GPU).so)
 ifneq ($(GPU_MODULE),)
-GPU_MODULE_OBJS := $(BUILD)/src/gpu_backend.o $(BUILD)/src/gpu_module.o $(GPU_OBJS)
+GPU_MODULE_OBJS := $(BUILD)/src/gpu_backend.o $(BUILD)/src/gpu_module.o $(BUILD)/src/ilu0_row.o $(GPU_OBJS)
 $(GPU_MODULE_OBJS): $(ATA_GPU_STAMP)
 $(GPU_MODULE): $(GPU_MODULE_OBJS) kernels/gpu_module.map
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=kernels/gpu_module.map -Wl,--no-undefined \
