@@ -224,7 +224,8 @@ static ata_status check_positive(factor_core *f)
     return ata_fail(ATA_ERR_INDEFINITE_PC, "pcg: %s pivot u_%d,%d = %g <= 0: the preconditioner is indefinite "
                     "(A may still be SPD: incomplete factors of SPD matrices that are not M-matrices can break "
                     "down); use the shift option shift = ATA_SHIFT_POSITIVE_DEFINITE (CLI --shift "
-                    "positive-definite), or --precond jacobi", type_name(f), row, row, pivot(f, row));
+                    "positive-definite), or --precond jacobi", f->opt.type == ATA_PC_IC0 ? "IC0" : f->opt.type == ATA_PC_JACOBI ?
+                    "Jacobi" : "ILU0", row, row, pivot(f, row));
 }
 
 /* Factor A's current values with the shift strategy, then propagate. */
