@@ -61,7 +61,7 @@ static ata_status level_perm(const ata_csr *A, int **perm_out)
 
 static const char *type_name(const factor_core *f)
 {
-    return f->opt.type == ATA_PC_JACOBI ? "jacobi" : f->opt.type == ATA_PC_IC0 ? "ic0" : "ilu0";
+    return f->opt.type == ATA_PC_JACOBI ? "Jacobi" : f->opt.type == ATA_PC_IC0 ? "IC0" : "ILU0";
 }
 
 /* The host array holding the pivots after a factorisation. */
@@ -204,10 +204,12 @@ static ata_status pivot_failure(factor_core *f, int row)
     f->valid = 0;
     const double u = pivot(f, row);
     const char *what = f->opt.type == ATA_PC_JACOBI ? "diagonal" : "pivot";
+    /* A zero pivot and an overflowed one are different failures: say which. */
+    const char *kind = u == 0 ? "zero" : isfinite(u) ? "non-positive" : "non-finite";
     if (f->opt.shift == ATA_SHIFT_NONE)
-        return ata_fail(ATA_ERR_ZERO_PIVOT, "%s: zero or non-finite %s in row %d (u = %g): use a diagonal shift "
+        return ata_fail(ATA_ERR_ZERO_PIVOT, "%s: %s %s in row %d (u = %g): use a diagonal shift "
                         "(option shift = ATA_SHIFT_NONZERO or ATA_SHIFT_POSITIVE_DEFINITE; CLI --shift nonzero "
-                        "or --shift positive-definite)", type_name(f), what, row, u);
+                        "or --shift positive-definite)", type_name(f), kind, what, row, u);
     return ata_fail(ATA_ERR_ZERO_PIVOT, "%s: %s in row %d is still %s (u = %g) after %d shifts up to %g "
                     "(shift %s)", type_name(f), what, row, f->opt.shift == ATA_SHIFT_NONZERO ? "zero or non-finite"
                     : "<= 0 or non-finite", u, f->retries, f->shift, ata_shift_name(f->opt.shift));
@@ -224,8 +226,7 @@ static ata_status check_positive(factor_core *f)
     return ata_fail(ATA_ERR_INDEFINITE_PC, "pcg: %s pivot u_%d,%d = %g <= 0: the preconditioner is indefinite "
                     "(A may still be SPD: incomplete factors of SPD matrices that are not M-matrices can break "
                     "down); use the shift option shift = ATA_SHIFT_POSITIVE_DEFINITE (CLI --shift "
-                    "positive-definite), or --precond jacobi", f->opt.type == ATA_PC_IC0 ? "IC0" : f->opt.type == ATA_PC_JACOBI ?
-                    "Jacobi" : "ILU0", row, row, pivot(f, row));
+                    "positive-definite), or --precond jacobi", type_name(f), row, row, pivot(f, row));
 }
 
 /* Factor A's current values with the shift strategy, then propagate. */
