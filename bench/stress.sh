@@ -6,6 +6,9 @@
 # ms per iteration and the ratios the issue names:
 #   (a) 2 threads loaded <= 2x idle, and <= the serial reference loaded;
 #   (b) 3 and 4 threads loaded <= 1.5x 2 threads loaded.
+# Also, with no busy process: two 2-thread PCGs at once (4 threads of two
+# processes on the cores, the "two contexts each taking all cores" case);
+# each one's time against the single 2-thread run (no goal; ~2 = fair share).
 # Usage: bench/stress.sh [ATA_BENCH] [REPS]     (env: STRESS_SPECS, POLICY)
 # Busy processes are started and killed here, each bounded by `timeout`.
 set -u
@@ -51,6 +54,10 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for spec in $SPECS; do
   for ((r = 1; r <= REPS; r++)); do
     echo "$spec idle t2 $(one "$spec" t2)" >>"$TMP/res"
+    ( TMP=$TMP/p1; mkdir -p "$TMP"; echo "$spec idle pair $(one "$spec" t2)" ) >>"$TMP/res" &
+    pair=$!
+    ( TMP=$TMP/p2; mkdir -p "$TMP"; echo "$spec idle pair $(one "$spec" t2)" ) >>"$TMP/res"
+    wait $pair
     busy_start
     for mode in t2 serial t3 t4; do echo "$spec loaded $mode $(one "$spec" $mode)" >>"$TMP/res"; done
     echo "load average loaded: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
@@ -65,9 +72,9 @@ for line in open(sys.argv[1]):
     spec, state, mode, v = line.split()
     d.setdefault((spec, state, mode), []).append(float(v))
 specs = sorted({k[0] for k in d}, key=lambda s: [k[0] for k in d].index(s))
-print("%-10s %-7s %-7s %9s %9s %9s   (ms per PCG iteration)" % ("matrix", "state", "run", "min", "median", "max"))
+print("%-10s %-7s %-7s %9s %9s %9s   (ms per PCG iteration; idle = no busy process of ours)" % ("matrix", "state", "run", "min", "median", "max"))
 for spec in specs:
-    for state, mode in [("idle", "t2"), ("loaded", "t2"), ("loaded", "serial"), ("loaded", "t3"), ("loaded", "t4")]:
+    for state, mode in [("idle", "t2"), ("idle", "pair"), ("loaded", "t2"), ("loaded", "serial"), ("loaded", "t3"), ("loaded", "t4")]:
         v = d.get((spec, state, mode), [])
         if v: print("%-10s %-7s %-7s %9.2f %9.2f %9.2f" % (spec, state, mode, min(v), st.median(v), max(v)))
     m = lambda s, k: st.median(d[(spec, s, k)]) if (spec, s, k) in d else float('nan')
@@ -78,4 +85,5 @@ for spec in specs:
     print("  (a) t2 loaded / serial loaded = %.2f  (goal <= 1.0: %s)" % (a2, ok(a2, 1.0)))
     print("  (b) t3 loaded / t2 loaded    = %.2f  (goal <= 1.5: %s)" % (b3, ok(b3, 1.5)))
     print("  (b) t4 loaded / t2 loaded    = %.2f  (goal <= 1.5: %s)" % (b4, ok(b4, 1.5)))
+    print("  two 2-thread runs at once / one alone = %.2f  (no goal; 2 = each gets half)" % (m("idle", "pair") / m("idle", "t2")))
 EOF
