@@ -105,14 +105,19 @@ static int mm_words(char *s, char **w, int max)
     }
 }
 
-/* A non-negative decimal integer, the whole word. */
+/* A non-negative decimal integer, the whole word, at most 18 digits after
+ * leading zeros (so it cannot overflow). By hand: it is most of the
+ * reading time through strtoll. */
 static int mm_parse_count(const char *s, long long *v)
 {
     if (!isdigit((unsigned char)*s)) return 0;
-    char *end;
-    errno = 0;
-    *v = strtoll(s, &end, 10);
-    return errno == 0 && *end == '\0';
+    while (*s == '0' && isdigit((unsigned char)s[1])) s++;
+    long long x = 0;
+    int n = 0;
+    for (; isdigit((unsigned char)*s); s++, n++)
+        if (n < 18) x = 10 * x + (*s - '0');
+    *v = x;
+    return *s == '\0' && n <= 18;
 }
 
 static int mm_word_is(const char *w, const char *want) { return strcasecmp(w, want) == 0; }
