@@ -518,7 +518,8 @@ static ata_status rb_check_header(const char *path, const char *name, long long 
         return ata_fail(ATA_ERR_EMPTY, "%s: empty matrix (%lld x %lld with %lld entries)", name, m, n, nz);
     const int pattern = l3[0] == 'p' || l3[0] == 'P', sym = l3[1] != 'u' && l3[1] != 'U' && l3[1] != 'r'
                                                                && l3[1] != 'R';
-    const long long need = n + 1 + nz + (pattern ? 0 : nz);
+    const int elemental = l3[2] == 'e' || l3[2] == 'E';     /* values counted apart (NELTVL) */
+    const long long need = n + 1 + nz + (pattern || elemental ? 0 : nz);
     if (bytes >= 0 && need > bytes)
         return ata_fail(ATA_ERR_FORMAT, "%s: Rutherford-Boeing: line 3 declares %lld columns and %lld entries, but "
                         "the file's %lld bytes cannot hold their %lld numbers", name, n, nz, bytes, need);
