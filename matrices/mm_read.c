@@ -105,14 +105,19 @@ static int mm_words(char *s, char **w, int max)
     }
 }
 
-/* A non-negative decimal integer, the whole word. */
+/* A non-negative decimal integer, the whole word, at most 18 digits after
+ * leading zeros (so it cannot overflow). By hand: it is most of the
+ * reading time through strtoll. */
 static int mm_parse_count(const char *s, long long *v)
 {
     if (!isdigit((unsigned char)*s)) return 0;
-    char *end;
-    errno = 0;
-    *v = strtoll(s, &end, 10);
-    return errno == 0 && *end == '\0';
+    while (*s == '0' && isdigit((unsigned char)s[1])) s++;
+    long long x = 0;
+    int n = 0;
+    for (; isdigit((unsigned char)*s); s++, n++)
+        if (n < 18) x = 10 * x + (*s - '0');
+    *v = x;
+    return *s == '\0' && n <= 18;
 }
 
 static int mm_word_is(const char *w, const char *want) { return strcasecmp(w, want) == 0; }
@@ -513,7 +518,8 @@ static ata_status rb_check_header(const char *path, const char *name, long long 
         return ata_fail(ATA_ERR_EMPTY, "%s: empty matrix (%lld x %lld with %lld entries)", name, m, n, nz);
     const int pattern = l3[0] == 'p' || l3[0] == 'P', sym = l3[1] != 'u' && l3[1] != 'U' && l3[1] != 'r'
                                                                && l3[1] != 'R';
-    const long long need = n + 1 + nz + (pattern ? 0 : nz);
+    const int elemental = l3[2] == 'e' || l3[2] == 'E';     /* values counted apart (NELTVL) */
+    const long long need = n + 1 + nz + (pattern || elemental ? 0 : nz);
     if (bytes >= 0 && need > bytes)
         return ata_fail(ATA_ERR_FORMAT, "%s: Rutherford-Boeing: line 3 declares %lld columns and %lld entries, but "
                         "the file's %lld bytes cannot hold their %lld numbers", name, n, nz, bytes, need);

@@ -3,7 +3,8 @@
  * name's extension (the reader chooses Matrix Market or Rutherford-Boeing by
  * it; compression and archives by content), whether duplicates are summed,
  * and the policy; the rest is the file. A matrix read must pass
- * ata_csr_validate; a small square one then goes through the serial
+ * ata_csr_validate and read the same with duplicates summed (it has
+ * none); a small square one then goes through the serial
  * reference and the CPU runtime, which must agree (fuzz_common.h). */
 #include <stdint.h>
 #include <unistd.h>
@@ -50,6 +51,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     if (ata_csr_validate(A, "fuzz") != ATA_OK) FUZZ_FAIL("reader returned an invalid CSR: %s", ata_last_error());
+    if (!o.sum_duplicates) {
+        /* without duplicates, summing them changes nothing */
+        ata_csr *B = NULL;
+        o.sum_duplicates = 1;
+        if (ata_matrix_read_opts(path, &o, &B) != ATA_OK) FUZZ_FAIL("read with summing failed: %s", ata_last_error());
+        if (B->nnz != A->nnz || memcmp(B->rowptr, A->rowptr, ((size_t)A->nrows + 1) * sizeof *A->rowptr)
+            || memcmp(B->col, A->col, (size_t)A->nnz * sizeof *A->col)
+            || memcmp(B->val, A->val, (size_t)A->nnz * sizeof *A->val))
+            FUZZ_FAIL("summing duplicates changed a matrix that has none");
+        ata_csr_free(B);
+    }
     if (A->nrows == A->ncols && A->nrows <= 4000 && A->nnz <= 200000) {
         const ata_policy pol = (ata_policy)((sel >> 4) % ATA_POLICY_VENDOR);
         fuzz_compare(A, pol, 1 + (sel >> 5), 0, (sel >> 7) & 1);
