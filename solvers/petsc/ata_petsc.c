@@ -275,7 +275,7 @@ static PetscErrorCode ata_petsc_symbolic_common(Mat F, Mat A, const MatFactorInf
     PetscCheck(A->rmap->n == A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "ata: square matrix required (%d x %d)",
                (int)A->rmap->n, (int)A->cmap->n);
     PetscCheck(info->levels == 0, PETSC_COMM_SELF, PETSC_ERR_SUP,
-               "ata: only zero fill (levels 0) is supported; -pc_factor_levels %g asked", (double)info->levels);
+               "ata: only zero fill (levels 0) is supported; -pc_factor_levels %d asked", (int)info->levels);
     if (info->shifttype == (PetscReal)MAT_SHIFT_NONZERO) d->shift = ATA_SHIFT_NONZERO;
     else if (info->shifttype == (PetscReal)MAT_SHIFT_POSITIVE_DEFINITE) d->shift = ATA_SHIFT_POSITIVE_DEFINITE;
     else d->shift = ATA_SHIFT_NONE;

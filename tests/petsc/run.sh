@@ -51,13 +51,16 @@ echo "[ RUN      ] petsc plugin and ata-mpi-pcg"
 run_ex2 "ilu" 1 CONVERGED_RTOL -pc_type ilu -pc_factor_mat_solver_type ata
 run_ex2 "icc" 1 CONVERGED_RTOL -pc_type icc -pc_factor_mat_solver_type ata
 run_ex2 "bjacobi" 2 CONVERGED_RTOL -m 40 -pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type ata
+run_ex2 "asm icc" 2 CONVERGED_RTOL -pc_type asm -sub_pc_type icc -sub_pc_factor_mat_solver_type ata
+run_ex2 "refactor on new values" 2 CONVERGED_RTOL -resolve -pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type ata
 run_ex2 "zero pivot" 1 DIVERGED_PC_FAILED -zero_pivot -pc_type ilu -pc_factor_mat_solver_type ata
 run_ex2 "zero pivot bjacobi" 2 DIVERGED_PC_FAILED -zero_pivot -pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type ata
 run_ex2 "indefinite" 1 DIVERGED_INDEFINITE_MAT -indefinite -pc_type ilu -pc_factor_mat_solver_type ata
 # -ksp_view and -help show the factor and the options.
-out=$(mpi 1 "$ex2" -dll_append "$plugin" -ksp_type cg -pc_type ilu -pc_factor_mat_solver_type ata -mat_ata_policy levelset -mat_ata_threads 1 -ksp_view 2>&1)
-if echo "$out" | grep -q "package used to perform factorization: ata" && echo "$out" | grep -q "ATA L solve: policy levelset"; then
-  ok "-ksp_view shows the ata factor and its plans"
+out=$(mpi 1 "$ex2" -dll_append "$plugin" -ksp_type cg -pc_type ilu -pc_factor_mat_solver_type ata -mat_ata_policy levelset -mat_ata_threads 1 -resolve -ksp_view 2>&1)
+if echo "$out" | grep -q "package used to perform factorization: ata" && echo "$out" | grep -q "ATA L solve: policy levelset" && \
+   echo "$out" | grep -q "factorisations 2,"; then
+  ok "-ksp_view shows the ata factor, its plans, and the refactorisation"
 else bad "-ksp_view" "$out"; fi
 out=$(mpi 2 "$ex2" -dll_append "$plugin" -ksp_type cg -pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type ata -help 2>&1)
 if echo "$out" | grep -q -- "-sub_mat_ata_policy" && echo "$out" | grep -q -- "-sub_mat_ata_threads"; then
