@@ -303,8 +303,7 @@ static void run_sptrsv_multi(bench_state *st, const ata_csr *A, sptrsv_setup *su
             for (int c = 0; c < K && s == ATA_OK; c++) {
                 const double *b = B + (size_t)c * n;
                 double *x = X + (size_t)c * n;
-                s = o->traversal == ATA_PUSH ? ata_ref_sptrsv_csc(su->Tc, o->uplo, o->diag, b, x)
-                                             : ata_ref_sptrsv_csr(A, o->uplo, o->diag, b, x);
+                serial_tri_solve(&su->ser, b, x);   /* the serial baseline, column by column */
             }
         }
         double t1 = now_s();
