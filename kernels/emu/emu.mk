@@ -13,8 +13,9 @@
 #                          TSan reports a data race in the kernels for each
 #   ATA_GPU=emu32|emu64    any other target on the emulator (e.g. ata-bench)
 #
-# EMU_TEST_SIZE (default small) becomes ATA_GPU_TEST_SIZE for test_gpu:
-# small drops the 10^6-unknown cases. Emulator knobs (environment): see
+# EMU_TEST_SIZE (default small; tiny under TSan) becomes ATA_GPU_TEST_SIZE
+# for test_gpu: small samples the cases and drops the 10^6-unknown ones, tiny
+# keeps the memory-order checks only (see tests/test_gpu.c). Emulator knobs (environment): see
 # README, section "GPU emulator".
 
 EMU_TEST_SIZE ?= small
@@ -60,7 +61,7 @@ gpu-emu:
 	$(MAKE) BUILD=build-emu64 ATA_GPU=emu64 emu-test
 
 gpu-emu-tsan:
-	$(MAKE) BUILD=build-emu-tsan ATA_GPU=emu32 SANITIZE=thread OPT=-O1 emu-test
+	$(MAKE) BUILD=build-emu-tsan ATA_GPU=emu32 SANITIZE=thread OPT=-O1 EMU_TEST_SIZE=tiny emu-test
 
 gpu-emu-tsan-bug:
 	$(MAKE) BUILD=build-emu-tsan ATA_GPU=emu32 SANITIZE=thread OPT=-O1 emu-bug-test
@@ -69,3 +70,4 @@ gpu-emu-tsan-bug:
 clean: clean-emu
 clean-emu:
 	rm -rf build-emu32 build-emu64 build-emu-tsan
+.PRECIOUS: $(BUILD)/emu-bug/%/ata_exec.o $(BUILD)/emu-bug/%/ata_blas.o

@@ -7,7 +7,7 @@ set -u
 bin=$1
 log=${bin}.tsan.log
 echo "expect-race: $bin (an ordering bug is injected; ThreadSanitizer must report it)"
-TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}" ATA_GPU_TEST_SIZE=small timeout 600 "$bin" > "$log" 2>&1
+TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}" ATA_GPU_TEST_SIZE=tiny timeout 600 "$bin" > "$log" 2>&1
 rc=$?
 if [ $rc -eq 66 ] && grep -q "WARNING: ThreadSanitizer: data race" "$log" && grep -q "ata_exec.cu" "$log"; then
   echo "expect-race: OK, reported as expected:"
