@@ -39,6 +39,8 @@ $(BUILD)/kernels/%.o: kernels/%.cu $(GPU_HDRS) $(EMU_HDRS) | deps
 $(BUILD)/kernels/emu/emu.o: kernels/emu/emu.cc $(EMU_HDRS) include/ata.h | deps
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPPFLAGS) $(EMU_CXXFLAGS) -c $< -o $@
+$(BUILD)/kernels/emu/selftest: kernels/emu/selftest.cc $(BUILD)/libata.a $(GPU_HDRS) $(EMU_HDRS)
+	$(CXX) $(CPPFLAGS) $(EMU_CXXFLAGS) $(EMU_KFLAGS) -o $@ $< $(BUILD)/libata.a $(LDFLAGS) $(LDLIBS)
 # Kernels with an injected bug, and a test_gpu linked against them.
 $(BUILD)/emu-bug/%/ata_exec.o $(BUILD)/emu-bug/%/ata_blas.o: kernels/ata_exec.cu kernels/ata_blas.cu $(GPU_HDRS) $(EMU_HDRS) | deps
 	@mkdir -p $(dir $@)
@@ -50,7 +52,8 @@ $(BUILD)/tests/test_gpu-bug-%: $(BUILD)/tests/test_gpu.o $(TEST_UTIL) $(LIB_OBJS
 endif
 
 .PHONY: gpu-emu gpu-emu-tsan gpu-emu-tsan-bug emu-test emu-bug-test
-emu-test: $(BUILD)/tests/test_gpu
+emu-test: $(BUILD)/tests/test_gpu $(BUILD)/kernels/emu/selftest
+	$(BUILD)/kernels/emu/selftest
 	ATA_GPU_TEST_SIZE=$(EMU_TEST_SIZE) $(BUILD)/tests/test_gpu
 
 emu-bug-test: $(EMU_BUGS:%=$(BUILD)/tests/test_gpu-bug-%)
