@@ -4,7 +4,8 @@
 # (src/gpu_backend.c, unchanged) sees the emulator through stand-in headers.
 #
 #   make gpu-emu           tests/test_gpu on the emulator: warp 32 reporting
-#                          as CUDA (build-emu32/), warp 64 as HIP (build-emu64/)
+#                          as CUDA (build-emu32/), warp 64 as HIP (build-emu64/),
+#                          and warp 32 again on a single block slot
 #   make gpu-emu-tsan      the same, warp 32, under ThreadSanitizer with every
 #                          lane a TSan fiber (build-emu-tsan/)
 #   make gpu-emu-tsan-bug  shows that gpu-emu-tsan can fail: builds the kernels
@@ -51,7 +52,7 @@ $(BUILD)/tests/test_gpu-bug-%: $(BUILD)/tests/test_gpu.o $(TEST_UTIL) $(LIB_OBJS
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(GPU_LIBS) -lcmocka
 endif
 
-.PHONY: gpu-emu gpu-emu-tsan gpu-emu-tsan-bug emu-test emu-bug-test
+.PHONY: gpu-emu gpu-emu-tsan gpu-emu-tsan-bug emu-test emu-bug-test emu-one-slot
 emu-test: $(BUILD)/tests/test_gpu $(BUILD)/kernels/emu/selftest
 	$(BUILD)/kernels/emu/selftest
 	ATA_GPU_TEST_SIZE=$(EMU_TEST_SIZE) $(BUILD)/tests/test_gpu
@@ -59,8 +60,14 @@ emu-test: $(BUILD)/tests/test_gpu $(BUILD)/kernels/emu/selftest
 emu-bug-test: $(EMU_BUGS:%=$(BUILD)/tests/test_gpu-bug-%)
 	@for b in $(EMU_BUGS); do bash kernels/emu/expect-race.sh $(BUILD)/tests/test_gpu-bug-$$b || exit 1; done
 
+# One slot, four reported resident blocks: every persistent grid has three
+# blocks that start only after the first exits (the deadlock-freedom claim).
+emu-one-slot: $(BUILD)/tests/test_gpu
+	ATA_EMU_SLOTS=1 ATA_EMU_BLOCKS_PER_SM=4 ATA_GPU_TEST_SIZE=small ATA_GPU_TEST_ONLY=test_generated \
+	  $(BUILD)/tests/test_gpu
+
 gpu-emu:
-	$(MAKE) BUILD=build-emu32 ATA_GPU=emu32 emu-test
+	$(MAKE) BUILD=build-emu32 ATA_GPU=emu32 emu-test emu-one-slot
 	$(MAKE) BUILD=build-emu64 ATA_GPU=emu64 emu-test
 
 gpu-emu-tsan:
