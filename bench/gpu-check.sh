@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # gpu-check.sh [OUTDIR] - the one-call GPU check: on a machine with an NVIDIA
-# GPU and nvcc, build from source, run the GPU tests, then benchmark SpTRSV
+# GPU and nvcc (or an AMD GPU and ROCm: GPU_CHECK_KIND=hip, chosen by itself
+# when rocminfo finds a GPU and nvidia-smi does not), build from source, run
+# the GPU tests at full size, then benchmark SpTRSV
 # and ILU0 with every policy and the vendor library (cuSPARSE) on the real
 # matrices and on generated problems of 10^6-10^7 unknowns (natural and
 # permuted orders, circuit-like). Full logs, CSV and JSON go to OUTDIR
@@ -22,6 +24,11 @@ BUDGET=${GPU_CHECK_BUDGET:-480}
 START=$SECONDS
 JOBS=$(nproc 2>/dev/null || echo 4)
 export PATH="$PATH:/usr/local/cuda/bin"
+unset ATA_GPU_TEST_SIZE ATA_GPU_TEST_ONLY ATA_GPU_EPOCH0   # the full GPU suite, no sampling
+KIND=${GPU_CHECK_KIND:-cuda}
+if [ -z "${GPU_CHECK_KIND:-}" ] && ! command -v nvidia-smi >/dev/null && command -v rocminfo >/dev/null &&
+   rocminfo 2>/dev/null | grep -q 'gfx9'; then KIND=hip; fi
+if [ "$KIND" = hip ]; then BDIR=build-hip; else BDIR=build; fi
 exec > >(tee "$OUT/gpu-check.log") 2>&1
 
 notes=()            # one line per problem, repeated in the summary
@@ -49,6 +56,11 @@ echo "== gpu-check: $(date -u +%FT%TZ) in $ROOT, output $OUT"
     nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1
   else echo "nvidia-smi: not available"; fi
   command -v nvcc >/dev/null && nvcc --version | tail -2 || echo "nvcc: NOT FOUND"
+  if [ "$KIND" = hip ]; then
+    command -v rocminfo >/dev/null && rocminfo 2>/dev/null | grep -m2 -E 'Marketing Name|gfx' || echo "rocminfo: none"
+    make -s gpu-info ATA_GPU=hip BUILD=build-hip 2>&1 | head -1
+  fi
+  echo "backend: $KIND"
   gcc --version | head -1
   echo "cpus: $JOBS"
 } | tee "$OUT/environment.txt"
@@ -80,11 +92,11 @@ no_cmocka=0
 [ -e /usr/include/cmocka.h ] || { no_cmocka=1; note "test_gpu NOT BUILT: cmocka.h missing (libcmocka-dev)"; }
 
 # ---------------------------------------------------------------- build
-if ! command -v nvcc >/dev/null; then
+if [ "$KIND" = cuda ] && ! command -v nvcc >/dev/null; then
   note "nvcc not found (PATH, /usr/local/cuda/bin): the CUDA backend cannot be built"
 fi
 t0=$SECONDS
-if [ $no_lib -eq 0 ] && run build 240 make "${MAKE_DEPS[@]}" -j"$JOBS" cuda; then
+if [ $no_lib -eq 0 ] && run build 240 make "${MAKE_DEPS[@]}" -j"$JOBS" "$KIND"; then
   echo "   build: $((SECONDS - t0))s"
   built=1
 else
@@ -92,7 +104,7 @@ else
   note "build failed: last lines of $OUT/build.log:"
   tail -15 "$OUT/build.log" 2>/dev/null | sed 's/^/    /'
 fi
-BENCH=$ROOT/build/ata-bench
+BENCH=$ROOT/$BDIR/ata-bench
 
 # matrices: ATA_MATRICES, else ../shared/matrices, else ./shared/matrices
 if [ -z "${ATA_MATRICES:-}" ]; then
@@ -110,8 +122,10 @@ fi
 
 # ---------------------------------------------------------------- tests
 if [ $built -eq 1 ] && [ $no_cmocka -eq 0 ]; then
-  if run build-tests 120 make "${MAKE_DEPS[@]}" -j"$JOBS" build/tests/test_gpu; then
-    run test_gpu 200 build/tests/test_gpu
+  if [ "$KIND" = hip ]; then tmk=(make "${MAKE_DEPS[@]}" -j"$JOBS" BUILD=build-hip ATA_GPU=hip build-hip/tests/test_gpu)
+  else tmk=(make "${MAKE_DEPS[@]}" -j"$JOBS" build/tests/test_gpu); fi
+  if run build-tests 120 "${tmk[@]}"; then
+    run test_gpu 200 "$BDIR/tests/test_gpu"
     rc=$?
     grep -E "^SKIPPED:|^\[  (PASSED|FAILED|  ERROR) |real matrices|GPU solves" "$OUT/test_gpu.log" | sed 's/^/    /'
     grep -q "^SKIPPED:" "$OUT/test_gpu.log" && note "test_gpu: $(grep -m1 '^SKIPPED:' "$OUT/test_gpu.log")"
@@ -128,14 +142,14 @@ GEN_ILU0="lap3d:100,lap3d:100,perm=1,circuit:1000000,lap2d:1000"
 csvs=()
 bench() {   # bench NAME LIMIT ARGS...
   local name=$1 lim=$2; shift 2
-  run "$name" "$lim" "$BENCH" "$@" --backend cuda --policy "$POL" --csv "$OUT/$name.csv" --json "$OUT/$name.json"
+  run "$name" "$lim" "$BENCH" "$@" --backend "$KIND" --policy "$POL" --csv "$OUT/$name.csv" --json "$OUT/$name.json"
   local rc=$?
   [ -s "$OUT/$name.csv" ] && csvs+=("$OUT/$name.csv")
   [ $rc -eq 0 ] || [ $rc -eq 124 ] || note "$name: ata-bench rc $rc (a run failed or was wrong): see $OUT/$name.log"
 }
 if [ $built -eq 1 ]; then
-  if ! "$BENCH" --version | tee "$OUT/version.txt" | grep -qw cuda; then
-    note "ata-bench sees no usable CUDA device: $(cat "$OUT/version.txt")"
+  if ! "$BENCH" --version | tee "$OUT/version.txt" | grep -qw "$KIND"; then
+    note "ata-bench sees no usable $KIND device: $(cat "$OUT/version.txt")"
   else
     [ -n "$REAL" ] && bench sptrsv-real 60 sptrsv --matrix "$REAL" --reps 10
     bench sptrsv-gen 150 sptrsv --gen "$GEN_TRSV" --reps 5

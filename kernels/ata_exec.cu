@@ -28,11 +28,23 @@
  * (HIP, and pre-Volta CUDA). No block-wide barrier is ever taken after a
  * claim.
  *
- * Bounded spin. A warp that polls without any progress checks, every 128
- * idle rounds, the clock and the plan's error word: past timeout_ticks without
- * progress it records ATA_GPU_ERR_TIMEOUT (first one wins) with the row and
- * dependency it waited on and returns; seeing another warp's error it returns
- * too. The host turns the error word into ATA_ERR_TIMEOUT.
+ * Memory order. Polls are relaxed loads; a lane that sees its flag (or
+ * counter) complete acquires it once, with one acquire load, and only then
+ * reads the producer's results: no acquire per spin iteration (each one
+ * invalidates L1, and non-coherent L2 lines on gfx942). A producer publishes
+ * with one release per warp round: the lanes that finished a row in this
+ * round (whose group synced after writing it) execute one fence together,
+ * then store their flags relaxed (push: decrement their counters relaxed).
+ * The lanes of a consuming group sync before they read what each acquired.
+ * make gpu-emu-tsan checks this protocol under ThreadSanitizer (README).
+ *
+ * Bounded spin. A warp that polls without progress checks, every 128 idle
+ * rounds, the clock, the plan's error word and the device-wide progress
+ * count (windows finished by any warp of the solve). It times out only after
+ * timeout_ticks in which nothing finished anywhere, so a long but live
+ * critical path never does: it records ATA_GPU_ERR_TIMEOUT (first one wins)
+ * with the row and dependency it waited on and returns; seeing another
+ * warp's error it returns too. The host reports "no progress for N s".
  *
  * Arithmetic. Pull: x_i = (b_i - sum of t_ij x_j over the row's off-diagonal
  * entries in stored order) / t_ii, exactly the serial reference's order: the
@@ -58,6 +70,7 @@ struct warp_ctx {
 
 struct spin_guard {
     unsigned idle;
+    int seen;                   /* device progress count at t0 */
     unsigned long long t0;
 };
 
@@ -73,15 +86,21 @@ __device__ __forceinline__ int guard_round(spin_guard &sg, int progressed, int w
     if (sg.idle > 32) ata_pause();
     if (sg.idle % GUARD_EVERY) return 0;
     unsigned long long now = 0;
-    int err = 0;
+    int err = 0, done = 0;
     if (w.lane == 0) {
         now = ata_timer();
         err = ata_ld_relaxed_s32(&a.state->err);
+        done = ata_ld_relaxed_s32(&a.state->progress);
     }
     now = ata_shfl_full(now, 0);
     err = ata_shfl_full(err, 0);
+    done = ata_shfl_full(done, 0);
     if (err) return 1;
-    if (sg.idle == GUARD_EVERY) { sg.t0 = now; return 0; }
+    if (sg.idle == GUARD_EVERY || done != sg.seen) {   /* start, or progress elsewhere */
+        sg.t0 = now;
+        sg.seen = done;
+        return 0;
+    }
     if (now - sg.t0 <= a.timeout_ticks) return 0;
     /* Timed out: report the first lane still waiting. */
     ata_lanemask m = ata_ballot(waiting);
@@ -94,6 +113,22 @@ __device__ __forceinline__ int guard_round(spin_guard &sg, int progressed, int w
         a.state->stuck_dep = dep;
     }
     return 1;
+}
+
+/* Done flag of row i by the lanes with `mine` (group leaders that finished
+ * a row this round, after their group's writes): one fence for all of them,
+ * then relaxed stores. Untracked launches store plainly: their flags are
+ * read only by later kernels. */
+template <bool TRACKED>
+__device__ __forceinline__ void publish_flag(const ata_gpu_args &a, bool mine, int i, uint32_t epoch)
+{
+    if (!mine) return;
+    if (TRACKED) {
+        ata_fence_acq_rel();
+        ata_st_relaxed(&a.done[i], epoch);
+    } else {
+        a.done[i] = epoch;
+    }
 }
 
 /* ------------------------------------------------------------------ pull */
@@ -128,9 +163,10 @@ __device__ __forceinline__ int pull_window(const ata_gpu_args &a, int p0, int cn
         if (!ata_any(!fin)) return 0;
         int prog = 0;
         if (TRACKED && !rdy) {
-            /* !rdy implies inr: this lane's predecessor j. The acquire pairs
-             * with the release of done[j] by j's producer, after x[j]. */
-            if (ata_ld_acquire(&a.done[j]) == epoch) {
+            /* !rdy implies inr: this lane's predecessor j. Poll relaxed; once
+             * seen, one acquire pairs with the release of j's producer. */
+            if (ata_ld_relaxed(&a.done[j]) == epoch) {
+                (void)ata_ld_acquire(&a.done[j]);
                 prod = ATA_DMUL(v, a.x[j]);
                 rdy = true;
                 prog = 1;
@@ -139,6 +175,7 @@ __device__ __forceinline__ int pull_window(const ata_gpu_args &a, int p0, int cn
         const bool grdy = TRACKED ? ata_group_all(rdy, w.lane, w.G) != 0 : true;
         const bool step = !fin && grdy;
         const int left = hi - base;
+        bool publish = false;
         /* Ordered subtraction: every lane of the group runs the same chain. */
         for (int r = 0; r < w.G; r++) {
             const double t = ata_shfl(prod, r, w.G);
@@ -149,8 +186,7 @@ __device__ __forceinline__ int pull_window(const ata_gpu_args &a, int p0, int cn
             if (base >= hi) {
                 if (w.lig == 0) {
                     a.x[i] = dpos >= 0 ? s / a.val[dpos] : s;
-                    if (TRACKED) ata_st_release(&a.done[i], epoch);  /* after x[i] */
-                    else a.done[i] = epoch;     /* read only by later kernels */
+                    publish = true;
                 }
                 fin = true;
             } else {
@@ -164,6 +200,7 @@ __device__ __forceinline__ int pull_window(const ata_gpu_args &a, int p0, int cn
             }
             prog = 1;
         }
+        publish_flag<TRACKED>(a, publish, i, epoch);
         if (TRACKED && guard_round(sg, prog, !rdy && !fin, i, j, a, w)) return 1;
     }
 }
@@ -188,12 +225,15 @@ __device__ __forceinline__ int push_window(const ata_gpu_args &a, int p0, int cn
     for (;;) {
         if (!ata_any(!fin)) return 0;
         int rdy = 0;
-        if (!fin && w.lig == 0)
-            rdy = TRACKED ? ata_ld_acquire_s32(&a.pending[j]) == 0 : 1;
+        if (!fin && w.lig == 0) {
+            /* Poll relaxed; acquire once when the counter reaches 0. */
+            rdy = TRACKED ? ata_ld_relaxed_s32(&a.pending[j]) == 0 : 1;
+            if (TRACKED && rdy) (void)ata_ld_acquire_s32(&a.pending[j]);
+        }
         const int grdy = ata_shfl(rdy, 0, w.G);
-        /* The leader read x[j] after its acquire of pending[j] == 0: every
-         * predecessor's atomic update of x[j] came before its (fenced)
-         * decrement, and the decrements form one release sequence. */
+        /* The leader reads x[j] after its acquire of pending[j] == 0: every
+         * predecessor's atomic update of x[j] came before its fenced
+         * decrement, and the decrements (RMWs) form one release sequence. */
         double xl = 0.0;
         if (!fin && grdy && w.lig == 0) {
             xl = a.x[j];
@@ -205,8 +245,10 @@ __device__ __forceinline__ int push_window(const ata_gpu_args &a, int p0, int cn
         if (prog) {
             for (int q = lo + w.lig; q < hi; q += w.G)
                 ata_atomic_add_f64(&a.x[a.idx[q]], -ATA_DMUL(a.val[q], xj));
-            /* Release: this lane's x updates before its decrements. Untracked
-             * launches need none: their successors run in later kernels. */
+            /* Release: this lane's x updates before its decrements; the
+             * progressing lanes execute it together, one fence per warp
+             * round. Untracked launches need none: their successors run in
+             * later kernels. */
             if (TRACKED) ata_fence_acq_rel();
             for (int q = lo + w.lig; q < hi; q += w.G) ata_red_add_relaxed(&a.pending[a.idx[q]], -1);
             fin = true;
@@ -273,7 +315,11 @@ __device__ __forceinline__ int ilu0_window(const ata_gpu_args &a, int p0, int cn
     for (;;) {
         if (!ata_any(!fin)) return 0;
         int prog = 0;
-        if (TRACKED && !rdy && ata_ld_acquire(&a.done[k]) == epoch) { rdy = true; prog = 1; }
+        if (TRACKED && !rdy && ata_ld_relaxed(&a.done[k]) == epoch) {
+            (void)ata_ld_acquire(&a.done[k]);   /* once, when seen */
+            rdy = true;
+            prog = 1;
+        }
         const bool grdy = TRACKED ? ata_group_all(rdy, w.lane, w.G) != 0 : true;
         bool go = false;
         if (!fin && grdy) {
@@ -286,27 +332,20 @@ __device__ __forceinline__ int ilu0_window(const ata_gpu_args &a, int p0, int cn
             }
             prog = 1;
         }
+        bool publish = false;
         if (go) {   /* whole groups */
-            if (TRACKED) {
-                /* Each lane acquired its own predecessors; after the group
-                 * sync every lane fences, so all see every predecessor row. */
-                ata_group_sync(gm);
-                ata_fence_acq_rel();
-            }
-            ilu0_row_group(a, lo, di, hi, w, gm);
-            if (TRACKED) {
-                /* Release: every lane's updates of row i, then the leader's flag. */
-                ata_fence_acq_rel();
-                ata_group_sync(gm);
-            }
+            /* Each lane acquired its own predecessors; the group sync hands
+             * them to every lane of the group (no per-lane fence). */
+            if (TRACKED) ata_group_sync(gm);
+            ilu0_row_group(a, lo, di, hi, w, gm);   /* ends with a group sync */
             if (w.lig == 0) {
                 const double u = a.val[di];
                 if (!(u != 0 && u - u == 0)) atomicMin(&a.state->pivot_row, i);
-                if (TRACKED) ata_st_release(&a.done[i], epoch);
-                else a.done[i] = epoch;
+                publish = true;     /* the leader releases the group's writes */
             }
             fin = true;
         }
+        publish_flag<TRACKED>(a, publish, i, epoch);
         if (TRACKED && guard_round(sg, prog, !rdy && !fin, i, k, a, w)) return 1;
     }
 }
@@ -335,6 +374,7 @@ __global__ void ATA_BOUNDS(ATA_GPU_BLOCK) k_exec(const ATA_GRID_CONST ata_gpu_ar
     const int nrows = L.pos_hi - L.pos_lo;
     spin_guard sg;
     sg.idle = 0;
+    sg.seen = 0;
     sg.t0 = 0;
     if (TRACKED) {
         for (;;) {
@@ -343,8 +383,10 @@ __global__ void ATA_BOUNDS(ATA_GPU_BLOCK) k_exec(const ATA_GRID_CONST ata_gpu_ar
             start = ata_shfl_full(start, 0);
             if (start >= nrows || start < 0) return;
             const int end = min(start + L.chunk, nrows);
-            for (int r = start; r < end; r += w.NG)
+            for (int r = start; r < end; r += w.NG) {
                 if (run_window<MODE, true>(a, L.pos_lo + r, min(w.NG, end - r), w, epoch, sg)) return;
+                if (w.lane == 0) ata_red_add_relaxed(&a.state->progress, 1);  /* device-wide progress */
+            }
         }
     } else {
         const long long stride = (long long)gridDim.x * WPB * w.NG;
@@ -364,6 +406,7 @@ __global__ void __launch_bounds__(ATA_GPU_BLOCK) k_begin(ata_gpu_args a, int pus
         a.state->stuck_row = -1;
         a.state->stuck_dep = -1;
         a.state->pivot_row = a.n;
+        a.state->progress = 0;
     }
     for (long long c = tid; c < a.ncounters; c += stride) a.counters[c] = 0;
     if (push)

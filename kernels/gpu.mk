@@ -8,16 +8,19 @@
 #   make gpu-info      what this makefile found
 #
 # The kernels in kernels/*.cu are compiled by nvcc for sm_80 and sm_90 (plus
-# compute_90 PTX for newer GPUs), or by hipcc for gfx90a and gfx940, with no
+# compute_90 PTX for newer GPUs), or by hipcc for gfx90a (MI200) plus gfx942
+# (MI300) and gfx950 (MI350) where the hipcc knows them (HIP_ARCHS=auto
+# probes it: Debian's ROCm 5.2 builds gfx90a only; MI300 needs ROCm >= 6.0), with no
 # floating-point contraction (pull and ILU0 are bitwise equal to the serial
 # reference). src/gpu_backend.c is ordinary C built by the generic rule with
 # -DATA_HAVE_CUDA or -DATA_HAVE_HIP; without either it compiles to nothing.
 
 NVCC  ?= $(firstword $(shell command -v nvcc 2>/dev/null) $(wildcard /usr/local/cuda/bin/nvcc))
-HIPCC ?= $(firstword $(shell command -v hipcc 2>/dev/null) $(wildcard /opt/rocm/bin/hipcc))
-CUDA_ARCHS ?= 80 90
-HIP_ARCHS  ?= gfx90a gfx940
 ROCM_PATH  ?= /opt/rocm
+# An AMD ROCm install ($ROCM_PATH) wins over a hipcc on PATH (Debian's).
+HIPCC ?= $(firstword $(wildcard $(ROCM_PATH)/bin/hipcc) $(shell command -v hipcc 2>/dev/null))
+CUDA_ARCHS ?= 80 90
+HIP_ARCHS  ?= auto
 
 # ATA_GPU: cuda | hip | none. `make hip` sets it; otherwise CUDA decides.
 ifeq ($(ATA_GPU),)
@@ -58,6 +61,12 @@ $(BUILD)/kernels/%.o: kernels/%.cu $(GPU_HDRS) | deps
 else ifeq ($(ATA_GPU),hip)
   ifeq ($(HIPCC),)
     $(error ATA_GPU=hip but hipcc was not found (run: bash .ci/deps.sh hip))
+  endif
+  ifeq ($(HIP_ARCHS),auto)
+    # gfx90a always; gfx942/gfx950 when this hipcc's clang knows them.
+    ata_hip_arch = $(shell mkdir -p $(BUILD) && : > $(BUILD)/.archprobe.hip && \
+                     $(HIPCC) -x hip --offload-arch=$(1) -c $(BUILD)/.archprobe.hip -o /dev/null >/dev/null 2>&1 && echo $(1))
+    HIP_ARCHS := gfx90a $(call ata_hip_arch,gfx942) $(call ata_hip_arch,gfx950)
   endif
   ROCM_INC  := $(wildcard $(ROCM_PATH)/include)
   ROCM_LIB  := $(wildcard $(ROCM_PATH)/lib)
@@ -108,10 +117,13 @@ hip:
 gpu-tests: $(TEST_BINS)
 
 gpu-info:
-	@echo "ATA_GPU=$(ATA_GPU) NVCC=$(NVCC) HIPCC=$(HIPCC) BUILD=$(BUILD)"
+	@echo "ATA_GPU=$(ATA_GPU) NVCC=$(NVCC) HIPCC=$(HIPCC) BUILD=$(BUILD) HIP_ARCHS=$(HIP_ARCHS)"
 	@echo "GPU_OBJS=$(GPU_OBJS)"
 	@echo "GPU_LIBS=$(GPU_LIBS)"
 	@echo "GPU_MODULE=$(GPU_MODULE)"
 
 # This file is included before the Makefile's first rule: keep `all` the default.
 .DEFAULT_GOAL := all
+
+# The host SIMT emulator (make gpu-emu, gpu-emu-tsan): its own fragment.
+include kernels/emu/emu.mk

@@ -25,7 +25,8 @@ typedef struct {
     int err;                /* ATA_GPU_ERR_*: first failure wins (CAS from 0) */
     int stuck_row, stuck_dep; /* timeout detail (dep -1: push counter) */
     int pivot_row;          /* ILU0: smallest row with a zero / non-finite pivot, n if none */
-    int pad[3];
+    int progress;           /* windows finished in this solve (resets the wait timeout) */
+    int pad[2];
 } ata_gpu_state;
 
 enum { ATA_GPU_PULL = 0, ATA_GPU_PUSH = 1, ATA_GPU_ILU0 = 2 };

@@ -1,11 +1,13 @@
 /* gpu_port.h - the one portability header of the device code: CUDA (nvcc,
- * sm_80/sm_90, warp of 32) and HIP (hipcc, gfx90a/gfx940, wavefront of 64).
+ * sm_80/sm_90, warp of 32), HIP (hipcc, gfx90a/gfx942, wavefront of 64), and
+ * the host SIMT emulator (g++, ATA_EMU, warp 32 or 64: kernels/emu/).
  * Every kernel in kernels/ is written once against these names.
  *
  * Memory-model vocabulary (both targets, GPU/agent scope):
  *   ata_ld_acquire(p)      load that later loads of this thread may not pass
- *   ata_ld_relaxed(p)      coherent (L2) load, no ordering
+ *   ata_ld_relaxed(p)      coherent (L2) load, no ordering (the polls)
  *   ata_st_release(p, v)   store that earlier accesses of this thread may not pass
+ *   ata_st_relaxed(p, v)   coherent store, no ordering (a flag after a fence)
  *   ata_red_add_release    atomic add with release
  *   ata_red_add_relaxed    atomic add, no ordering (after an explicit fence)
  *   ata_fence_acq_rel()    cumulative fence at GPU scope
@@ -13,11 +15,12 @@
  *                          sub-warp group (CUDA: __syncwarp; HIP: the wave
  *                          runs in lock step, a workgroup fence orders memory)
  * Pairing used by the kernels: the producer of row i writes its results with
- * plain stores, then ata_st_release(&done[i], epoch); a consumer lane spins
- * with ata_ld_acquire(&done[j]) and only then reads row j's results. Where a
- * group of lanes produces together, each lane fences and the group syncs
- * before its leader's release store; where a group consumes what one of its
- * lanes acquired, it syncs and every lane fences (acquire) before reading.
+ * plain stores (a group of lanes: then a group sync), then its leader fences
+ * (ata_fence_acq_rel, executed once by all leaders finishing in that warp
+ * round) and stores done[i] relaxed; a consumer lane polls done[j] with
+ * relaxed loads and, once it sees the epoch, acquires it once
+ * (ata_ld_acquire) before it reads row j's results. A group that consumes
+ * what its lanes acquired syncs before reading (no per-lane fence).
  *
  * Floating point: pull and ILU0 must be bitwise equal to the serial host
  * reference, so no multiply-add contraction anywhere: nvcc --fmad=false and
@@ -29,7 +32,54 @@
 
 #include <stdint.h>
 
-#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
+#if defined(ATA_EMU)
+/* ------------------------------------------- host SIMT emulator (kernels/emu)
+ * g++ compiles the kernels for the CPU: warp ATA_EMU_WARP (32: reports as
+ * CUDA, 64: as HIP). Same vocabulary, same orderings, as C11 atomics. */
+#include "emu/emu.h"
+#define ATA_WARP ATA_EMU_WARP
+#if ATA_EMU_WARP == 64
+typedef unsigned long long ata_lanemask;
+#define ATA_FULL_MASK (~0ull)
+#define ATA_TIMER_HZ 100000000.0
+#else
+typedef unsigned int ata_lanemask;
+#define ATA_FULL_MASK 0xffffffffu
+#define ATA_TIMER_HZ 1e9
+#endif
+#define ata_ballot(pred) ((ata_lanemask)emu_ballot((pred) ? 1 : 0))
+#define ata_shfl(v, src, width) emu_shfl((v), emu_seg_lane((src), (width)))
+#define ata_shfl_full(v, src) emu_shfl((v), (src))
+#define ata_shfl_xor(v, m, width) emu_shfl((v), emu_self->lane ^ (m))
+static inline uint32_t ata_ld_acquire(const uint32_t *p) { return emu_ld_acq(p); }
+static inline uint32_t ata_ld_relaxed(const uint32_t *p) { return emu_ld_rlx(p); }
+static inline int ata_ld_acquire_s32(const int *p) { return emu_ld_acq(p); }
+static inline int ata_ld_relaxed_s32(const int *p) { return emu_ld_rlx(p); }
+static inline void ata_st_release(uint32_t *p, uint32_t v) { emu_st_rel(p, v); }
+static inline void ata_st_relaxed(uint32_t *p, uint32_t v) { emu_st_rlx(p, v); }
+static inline void ata_red_add_release(int *p, int v) { (void)emu_add_rel(p, v); }
+static inline void ata_red_add_relaxed(int *p, int v) { (void)emu_add_rlx(p, v); }
+static inline void ata_red_add_relaxed_u32(unsigned *p, unsigned v) { (void)emu_add_rlx(p, v); }
+#if ATA_EMU_BUG_NO_RELEASE
+static inline void ata_fence_acq_rel(void) { emu_fence(false); }
+#else
+static inline void ata_fence_acq_rel(void) { emu_fence(true); }
+#endif
+static inline void ata_pause(void) { emu_pause(); }
+static inline void ata_group_sync(ata_lanemask m) { emu_syncwarp((uint64_t)m); }
+static inline void ata_atomic_add_f64(double *p, double v) { emu_atomic_add_f64(p, v); }
+static inline unsigned long long ata_timer(void) { return emu_clock(); }
+#define ATA_DMUL(a, b) ((a) * (b))
+#define ATA_GRID_CONST
+#define ATA_BOUNDS(threads)
+#define ATA_LAUNCH(kernel, grid, block, shmem, stream, ...) \
+    emu_launch((unsigned)(grid), (unsigned)(block), (void *)(stream), #kernel, kernel, ##__VA_ARGS__)
+typedef int ata_gpu_err;
+#define ata_gpu_get_last_error EMU_RT(GetLastError)
+#define ata_gpu_success 0
+#define ata_occupancy emu_occupancy
+
+#elif defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__)
 /* ------------------------------------------------------------------ HIP */
 #include <hip/hip_runtime.h>
 #define ATA_HIP 1
@@ -50,6 +100,10 @@ __device__ __forceinline__ int ata_ld_acquire_s32(const int *p)
 { return __hip_atomic_load(p, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT); }
 __device__ __forceinline__ int ata_ld_relaxed_s32(const int *p)
 { return __hip_atomic_load(p, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); }
+__device__ __forceinline__ uint32_t ata_ld_relaxed(const uint32_t *p)
+{ return __hip_atomic_load(p, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); }
+__device__ __forceinline__ void ata_st_relaxed(uint32_t *p, uint32_t v)
+{ __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); }
 __device__ __forceinline__ void ata_st_release(uint32_t *p, uint32_t v)
 { __hip_atomic_store(p, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT); }
 __device__ __forceinline__ void ata_red_add_release(int *p, int v)
@@ -65,9 +119,10 @@ __device__ __forceinline__ void ata_pause(void) { __builtin_amdgcn_s_sleep(1); }
 __device__ __forceinline__ void ata_group_sync(ata_lanemask m)
 { (void)m; __builtin_amdgcn_fence(__ATOMIC_ACQ_REL, "workgroup"); __builtin_amdgcn_wave_barrier(); }
 /* x += v on a hipMalloc'd (coarse-grained) double: the hardware fp64 add on
- * gfx90a/gfx940; a CAS loop is what plain atomicAdd would generate. */
+ * gfx90a/gfx942; a CAS loop is what plain atomicAdd would generate. */
 __device__ __forceinline__ void ata_atomic_add_f64(double *p, double v) { (void)unsafeAtomicAdd(p, v); }
-/* Constant-rate real-time counter (100 MHz on gfx90a/gfx940). */
+/* Constant-rate real-time counter: 100 MHz on gfx90a/gfx942 (the host
+ * reads the rate from hipDeviceAttributeWallClockRate where ROCm has it). */
 __device__ __forceinline__ unsigned long long ata_timer(void)
 { return (unsigned long long)__builtin_amdgcn_s_memrealtime(); }
 #define ATA_TIMER_HZ 100000000.0
@@ -82,7 +137,7 @@ typedef hipError_t ata_gpu_err;
 #define ata_gpu_success hipSuccess
 #define ata_occupancy hipOccupancyMaxActiveBlocksPerMultiprocessor
 #if defined(__AMDGCN_WAVEFRONT_SIZE) && __AMDGCN_WAVEFRONT_SIZE != 64
-#error "ATA's HIP kernels are built for wave64 targets (gfx90a, gfx940)"
+#error "ATA's HIP kernels are built for wave64 targets (gfx90a, gfx942, gfx950)"
 #endif
 
 #else
@@ -116,8 +171,16 @@ __device__ __forceinline__ int ata_ld_relaxed_s32(const int *p)
     asm volatile("ld.relaxed.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
 }
+__device__ __forceinline__ uint32_t ata_ld_relaxed(const uint32_t *p)
+{
+    uint32_t v;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
 __device__ __forceinline__ void ata_st_release(uint32_t *p, uint32_t v)
 { asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory"); }
+__device__ __forceinline__ void ata_st_relaxed(uint32_t *p, uint32_t v)
+{ asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory"); }
 __device__ __forceinline__ void ata_red_add_release(int *p, int v)
 { asm volatile("red.release.gpu.global.add.s32 [%0], %1;" :: "l"(p), "r"(v) : "memory"); }
 __device__ __forceinline__ void ata_red_add_relaxed(int *p, int v)

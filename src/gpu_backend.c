@@ -20,7 +20,17 @@
  *
  * Policy `vendor`: SpSV (cuSPARSE generic API / hipSPARSE) on the CSR of the
  * triangle (a push plan's CSC is transposed back to CSR at upload), and
- * csrilu02 for ILU0. */
+ * csrilu02 for ILU0.
+ *
+ * Memory: every device array comes from cudaMalloc / hipMalloc. On AMD that
+ * is coarse-grained memory, which push's fp64 atomic adds need: on
+ * fine-grained (hipMallocManaged, host-registered) memory the hardware fp64
+ * atomics of gfx90a/gfx942 are not atomic. Keep them hipMalloc'd.
+ *
+ * Built with ATA_EMU (make gpu-emu), the same code runs on the host SIMT
+ * emulator in kernels/emu/ through its stand-in runtime headers; the vendor
+ * policy then runs the serial reference (emulated results are not GPU
+ * results). */
 #if defined(ATA_HAVE_CUDA) || defined(ATA_HAVE_HIP)
 
 #include <math.h>
@@ -40,6 +50,12 @@
 #include <hip/hip_runtime_api.h>
 #include <hipsparse/hipsparse.h>
 #define GPU_NAME "HIP"
+/* hipSPARSE 3 (ROCm 6) dropped the buffer argument of SpSV_solve. */
+#if defined(hipsparseVersionMajor) && hipsparseVersionMajor >= 3
+#define SPSV_SOLVE_HAS_BUFFER 0
+#else
+#define SPSV_SOLVE_HAS_BUFFER 1
+#endif
 #define OPS_NAME hip_backend_ops
 #define GPU(x) hip##x
 #define SP(x) hipsparse##x
@@ -66,7 +82,16 @@ typedef csrilu02Info_t sp_ilu0_info;
 #define GPU_HOSTFREE cudaFreeHost
 #define GPU_GRAPH_INSTANTIATE(e, g) cudaGraphInstantiate((e), (g), 0)
 #define GPU_GRAPH_DEFAULT 1
+#define SPSV_SOLVE_HAS_BUFFER 0
 typedef csrilu02Info_t sp_ilu0_info;
+#endif
+#if defined(ATA_EMU)
+#undef GPU_NAME
+#if defined(ATA_HAVE_HIP)
+#define GPU_NAME "HIP (emulated)"
+#else
+#define GPU_NAME "CUDA (emulated)"
+#endif
 #endif
 
 typedef GPU(Error_t) gpu_err;
@@ -100,6 +125,7 @@ typedef struct {
     int have_sparse;
     int use_graph;
     int group_override;
+    uint32_t epoch0;            /* tests: ATA_GPU_EPOCH0 (see plan_epoch_start) */
 } gpu_ctx;
 
 #define NGRAPH 4
@@ -122,6 +148,7 @@ typedef struct {
     graph_slot graphs[NGRAPH];
     unsigned long long graph_clock;
     int graph_broken;
+    uint32_t epoch;             /* the device's state->epoch: begin kernels run since the reset */
     /* vendor */
     int vendor;
     int *vptr, *vidx;
@@ -245,6 +272,14 @@ static ata_status gpu_ctx_init(ata_context *ctx)
         if (g->blocks_per_sm[m] < 1) g->blocks_per_sm[m] = 1;
     }
     g->timer_hz = ata_gpu_timer_hz();
+#if defined(ATA_HAVE_HIP) && (defined(ATA_EMU) || (defined(HIP_VERSION_MAJOR) && HIP_VERSION_MAJOR >= 6))
+    {   /* the rate of s_memrealtime, as the device reports it (kHz) */
+        int khz = 0;
+        if (hipDeviceGetAttribute(&khz, hipDeviceAttributeWallClockRate, g->device) == hipSuccess && khz > 0)
+            g->timer_hz = khz * 1e3;
+        (void)hipGetLastError();
+    }
+#endif
     GCHECK_GO(GPU(StreamCreateWithFlags)(&g->stream, GPU(StreamNonBlocking)));
     GCHECK_GO(GPU_HOSTALLOC(&g->host_state, sizeof *g->host_state));
     GCHECK_GO(GPU_HOSTALLOC(&g->host_scalar, sizeof *g->host_scalar));
@@ -255,6 +290,7 @@ static ata_status gpu_ctx_init(ata_context *ctx)
     if ((st = gmalloc((void **)&g->dot_out, sizeof(double), "dot result")) != ATA_OK) goto fail;
     g->use_graph = env_int("ATA_GPU_GRAPH", GPU_GRAPH_DEFAULT) != 0;
     g->group_override = env_int("ATA_GPU_GROUP", 0);
+    g->epoch0 = (uint32_t)strtoul(getenv("ATA_GPU_EPOCH0") ? getenv("ATA_GPU_EPOCH0") : "0", NULL, 10);
     /* Eq. 5.1: S_min = SMs x resident warps per SM at the pull kernel's
      * occupancy; greedy's chunk: the user tasks resident at once. */
     ctx->S_min = g->sms * g->blocks_per_sm[ATA_GPU_PULL] * g->wpb;
@@ -479,6 +515,24 @@ static ata_status build_launches(ata_plan *p, gpu_plan *d)
 
 static ata_status vendor_setup(ata_plan *p, gpu_plan *d);
 
+/* Tests of the epoch wrap (ATA_GPU_EPOCH0=E at context creation): the plan
+ * starts at epoch E with every done flag at 1, as if written 2^32 solves
+ * ago; unless the wrap clears them, the solve after epoch 2^32-1 would take
+ * every row for done. */
+static ata_status plan_epoch_start(ata_plan *p, gpu_plan *d, uint32_t e)
+{
+    gpu_ctx *g = GC(p->ctx);
+    uint32_t *ones = malloc((size_t)p->n * sizeof *ones);
+    if (!ones) return ata_fail(ATA_ERR_NOMEM, "gpu plan: out of memory");
+    for (int i = 0; i < p->n; i++) ones[i] = 1;
+    ata_status st = upload(g, d->done, ones, (size_t)p->n * sizeof *ones);
+    free(ones);
+    ATA_TRY(st);
+    ATA_TRY(upload(g, &d->state->epoch, &e, sizeof e));
+    d->epoch = e;
+    return ATA_OK;
+}
+
 /* After analysis (idempotent: a second call re-sends the host schedule). */
 static ata_status gpu_plan_upload(ata_plan *p)
 {
@@ -496,6 +550,8 @@ static ata_status gpu_plan_upload(ata_plan *p)
     if (d->indeg && p->indeg) ATA_TRY(upload(g, d->indeg, p->indeg, n * sizeof(int)));
     if (d->done) GCHECK(GPU(MemsetAsync)(d->done, 0, n * sizeof(uint32_t), g->stream));
     GCHECK(GPU(MemsetAsync)(d->state, 0, sizeof(ata_gpu_state), g->stream));
+    d->epoch = 0;
+    if (g->epoch0 && d->done) ATA_TRY(plan_epoch_start(p, d, g->epoch0));
     ATA_TRY(build_launches(p, d));
     if (p->opt.policy == ATA_POLICY_VENDOR && !d->vendor) {
         if ((st = vendor_setup(p, d)) != ATA_OK) return st;
@@ -561,11 +617,13 @@ static ata_status finish(ata_plan *p, const char *what)
     gpu_err e = GPU(StreamSynchronize)(g->stream);
     if (e != GPU_OK) return ata_fail(ATA_ERR_BACKEND, GPU_NAME " %s: %s", what, GPU(GetErrorString)(e));
     if (hs->err == ATA_GPU_ERR_TIMEOUT) {
+        /* The kernels time out only when nothing finished anywhere on the
+         * device for the whole wait: a dependency that never completes. */
         if (hs->stuck_dep >= 0)
-            return ata_fail(ATA_ERR_TIMEOUT, "row %d waited more than %g s for row %d: the plan's "
-                            "schedule is inconsistent", hs->stuck_row, p->ctx->wait_timeout_s, hs->stuck_dep);
-        return ata_fail(ATA_ERR_TIMEOUT, "a dependency wait (row %d) waited more than %g s: the plan's "
-                        "schedule is inconsistent", hs->stuck_row, p->ctx->wait_timeout_s);
+            return ata_fail(ATA_ERR_TIMEOUT, "%s: row %d waited for row %d with no progress for %g s "
+                            "(wait timeout)", what, hs->stuck_row, hs->stuck_dep, p->ctx->wait_timeout_s);
+        return ata_fail(ATA_ERR_TIMEOUT, "%s: row %d waited for its pending predecessors with no progress "
+                        "for %g s (wait timeout)", what, hs->stuck_row, p->ctx->wait_timeout_s);
     }
     if (hs->err) return ata_fail(ATA_ERR_INTERNAL, "%s: device error word %d", what, hs->err);
     if (p->kind == PLAN_ILU0 && hs->pivot_row >= 0 && hs->pivot_row < p->n) {
@@ -584,6 +642,16 @@ static ata_status run_plan(ata_plan *p, const double *b, double *x, const char *
     if (!d) return ata_fail(ATA_ERR_INTERNAL, "%s: plan was not uploaded", what);
     if (p->n == 0) return ATA_OK;
     GCHECK(GPU(SetDevice)(g->device));
+    if (d->done) {
+        /* The begin kernel is about to take epoch + 1: at the wrap, forget
+         * every old epoch first (as the host's plan_next_epoch does). */
+        if (d->epoch == UINT32_MAX) {
+            GCHECK(GPU(MemsetAsync)(d->done, 0, (size_t)d->n * sizeof(uint32_t), g->stream));
+            GCHECK(GPU(MemsetAsync)(&d->state->epoch, 0, sizeof d->state->epoch, g->stream));
+            d->epoch = 0;
+        }
+        d->epoch++;
+    }
     ata_gpu_args a = base_args(p);
     a.b = b;
     a.x = x;
@@ -715,6 +783,9 @@ static ata_status gpu_probe_task_cost(ata_plan *p, double *T_u)
     a.x = vx;
     GCHECK_GO(GPU(EventCreate)(&e0));
     GCHECK_GO(GPU(EventCreate)(&e1));
+#if defined(ATA_EMU)
+    emu_expect_races(1);    /* no waiting at all, by design: the values are discarded */
+#endif
     double best = INFINITY;
     for (int r = 0; r < 4; r++) {
         int e;
@@ -731,6 +802,9 @@ static ata_status gpu_probe_task_cost(ata_plan *p, double *T_u)
     *T_u = best / (double)(rounds > 0 ? rounds : 1);
     if (!(*T_u > 1e-12)) *T_u = 1e-12;
 fail:
+#if defined(ATA_EMU)
+    emu_expect_races(0);
+#endif
     if (e0) (void)GPU(EventDestroy)(e0);
     if (e1) (void)GPU(EventDestroy)(e1);
     gfree(vb);
@@ -822,7 +896,7 @@ static ata_status vendor_sptrsv(ata_plan *p, const double *b, double *x)
     const double one = 1.0;
     SCHECK_GO(SP(DnVecSetValues)(d->vvb, (void *)b));
     SCHECK_GO(SP(DnVecSetValues)(d->vvx, x));
-#if defined(ATA_HAVE_HIP)
+#if SPSV_SOLVE_HAS_BUFFER
     SCHECK_GO(SP(SpSV_solve)(g->sparse, SPC(OPERATION_NON_TRANSPOSE), &one, d->vmat, d->vvb, d->vvx,
                              GPU_R_64F, SPC(SPSV_ALG_DEFAULT), d->vspsv, d->vbuf));
 #else

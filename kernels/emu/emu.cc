@@ -1,0 +1,859 @@
+/* emu.cc - the host SIMT emulator: device, block slots, lane fibers,
+ * collectives, a device clock, and the runtime/sparse calls of emu_api.h.
+ *
+ * Execution model. The device has ATA_EMU_SLOTS resident block slots (OS
+ * threads, default 2) but reports ATA_EMU_SMS x ATA_EMU_BLOCKS_PER_SM
+ * resident blocks (default 1 x 3) to occupancy queries, so a persistent
+ * grid is larger than what truly runs at once: a block beyond the slots does
+ * not start until a slot frees (blocks are taken in blockIdx order). In a
+ * slot every lane of the block is a fiber with its own stack; a lane runs
+ * until it reaches a collective (ballot, shuffle, __syncwarp, __syncthreads)
+ * or exits; the last lane to arrive completes the collective and goes on,
+ * the others resume from the run queue. When no lane of a block can run and
+ * some have not exited, no collective can ever complete: the emulator prints
+ * every lane's state and aborts (so does a launch that outlives the
+ * ATA_EMU_WATCHDOG seconds). Stream operations run synchronously, in order;
+ * a capturing stream records them into a graph instead.
+ *
+ * Device clock: emulated, 1 us (ATA_EMU_STEP_NS) per completed warp
+ * collective anywhere on the device, so the kernels' timeouts count the
+ * device's own work, not host load (a loaded CI machine cannot fake a
+ * timeout, and a spin that never progresses still times out).
+ *
+ * This file is compiled without -fsanitize=thread even in the TSan variant:
+ * the scheduler's own bookkeeping is single-threaded per slot and must not
+ * be seen as races between lanes. It tells TSan about fibers
+ * (__tsan_switch_to_fiber: no synchronisation between lanes except the
+ * block start/end and the barriers below) and about barriers
+ * (__tsan_release/__tsan_acquire on one address per barrier). */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+#include "emu.h"
+#include "ata.h"
+#if !defined(__x86_64__)
+#include <ucontext.h>
+#endif
+
+thread_local emu_lane_pub *emu_self;
+#if ATA_EMU_TSAN
+extern "C" void __tsan_ignore_thread_begin(void);
+extern "C" void __tsan_ignore_thread_end(void);
+#endif
+
+namespace {
+
+constexpr int W = ATA_EMU_WARP;
+constexpr int MAXT = 1024;              /* threads per block */
+enum { L_READY, L_RUNNING, L_BLOCKED, L_EXITED };
+enum { C_NONE, C_BALLOT, C_SHFL, C_SYNCWARP, C_SYNCTHREADS };
+
+struct elane : emu_lane_pub {
+    int idx, warp, state, kind, src;      /* idx: thread in the block */
+    uint64_t mask, val, res;
+    char *stack;
+    void *sp;                           /* saved context (x86-64) */
+#if !defined(__x86_64__)
+    ucontext_t uc;
+#endif
+#if ATA_EMU_TSAN
+    void *fiber;
+    int started;
+#endif
+};
+
+struct slot {
+    int id;
+    elane *lanes;
+    int nalloc;                         /* lanes with a stack */
+    void *sched_sp;
+#if !defined(__x86_64__)
+    ucontext_t sched_uc;
+#endif
+#if ATA_EMU_TSAN
+    void *sched_fiber;
+#endif
+    int nthreads, exited, bar_arrived;
+    unsigned block;
+    int runq[MAXT], rq_head, rq_len;
+    /* Pending warp collectives, by exact mask: groups of a warp may sit in
+     * their own __syncwarp while other lanes already wait in a full-warp
+     * ballot (independent thread scheduling). */
+    struct { uint64_t mask; int count; } pend[MAXT / W][W];
+    char sync_obj[MAXT / W][W];         /* TSan: one address per warp barrier */
+    char bar_obj;                       /* TSan: __syncthreads */
+    unsigned pauses;
+};
+
+struct kernel_node {
+    std::shared_ptr<emu_closure> k;
+    const char *name;
+    unsigned grid, block;
+    bool racy;                          /* launched under emu_expect_races(1) */
+};
+bool expect_races;
+
+struct device {
+    int nslots = 3, sms = 2, bps = 2;
+    size_t stack_bytes = 256 << 10;
+    double watchdog_s = 300;
+    unsigned long long step = 1000;     /* clock ticks per collective */
+    std::vector<slot *> slots;
+    std::mutex mu, launch_mu;
+    std::condition_variable cv_work, cv_done;
+    unsigned long gen = 0;
+    const kernel_node *k = nullptr;
+    std::atomic<unsigned> next_block{0};
+    int slots_done = 0, tickets = 0;
+    std::atomic<double> launch_t0{0};
+    std::atomic<unsigned long long> clock{0};
+};
+
+device *dev;
+std::once_flag dev_once;
+thread_local slot *cur_slot;
+thread_local int last_error;
+
+int env_int(const char *n, int d)
+{
+    const char *e = getenv(n);
+    return e && *e ? atoi(e) : d;
+}
+
+elane *self() { return static_cast<elane *>(emu_self); }
+
+/* ------------------------------------------------------------- switching */
+#if defined(__x86_64__)
+extern "C" void emu_ctx_swap(void **save, void *to);
+extern "C" void emu_fiber_start(void);
+/* Callee-saved registers only: lanes never change the FP control words. */
+asm(".text\n"
+    ".globl emu_ctx_swap\n.type emu_ctx_swap,@function\n"
+    "emu_ctx_swap:\n"
+    "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+    "  movq %rsp, (%rdi)\n  movq %rsi, %rsp\n"
+    "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
+    "  ret\n.size emu_ctx_swap,.-emu_ctx_swap\n"
+    ".globl emu_fiber_start\n.type emu_fiber_start,@function\n"
+    "emu_fiber_start:\n  movq %rbx, %rdi\n  call emu_fiber_main\n  ud2\n"
+    ".size emu_fiber_start,.-emu_fiber_start\n");
+#endif
+extern "C" void emu_fiber_main(elane *L);
+
+[[maybe_unused]] void tsan_switch(void *fiber, bool sync)
+{
+#if ATA_EMU_TSAN
+    __tsan_switch_to_fiber(fiber, sync ? 0 : __tsan_switch_to_fiber_no_sync);
+#else
+    (void)fiber; (void)sync;
+#endif
+}
+
+/* Fresh context for L: starts in emu_fiber_main(L). */
+void lane_prepare(slot *S, elane *L)
+{
+    const size_t sz = dev->stack_bytes;
+    if (!L->stack) {
+        void *m = mmap(nullptr, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (m == MAP_FAILED) { perror("emu: lane stack"); abort(); }
+        mprotect(m, 4096, PROT_NONE);   /* guard page */
+        L->stack = (char *)m;
+#if ATA_EMU_TSAN
+        L->fiber = __tsan_create_fiber(0);
+#endif
+    }
+#if ATA_EMU_TSAN
+    L->started = 0;
+#endif
+#if defined(__x86_64__)
+    uintptr_t top = ((uintptr_t)(L->stack + sz) & ~(uintptr_t)15) - 16;
+    uint64_t *sp = (uint64_t *)top;
+    *--sp = (uint64_t)(uintptr_t)emu_fiber_start;   /* ret target; rsp % 16 == 0 after it */
+    *--sp = 0;                                      /* rbp */
+    *--sp = (uint64_t)(uintptr_t)L;                 /* rbx */
+    for (int r = 0; r < 4; r++) *--sp = 0;          /* r12..r15 */
+    L->sp = sp;
+#else
+    getcontext(&L->uc);
+    L->uc.uc_stack.ss_sp = L->stack + 4096;
+    L->uc.uc_stack.ss_size = sz - 4096;
+    L->uc.uc_link = nullptr;
+    makecontext(&L->uc, (void (*)(void))emu_fiber_main, 1, L);
+#endif
+    (void)S;
+}
+
+/* Switch from the current context (the scheduler, or lane `from`) to lane
+ * L. TSan: a lane's first entry in a block synchronises with the slot (the
+ * launch happened before it); every other switch does not, so lanes are
+ * unordered unless a barrier or an atomic orders them. */
+void enter_lane(slot *S, elane *from, elane *L)
+{
+    emu_self = L;
+    L->state = L_RUNNING;
+#if ATA_EMU_TSAN
+    tsan_switch(L->fiber, !L->started);
+    L->started = 1;
+#endif
+#if defined(__x86_64__)
+    emu_ctx_swap(from ? &from->sp : &S->sched_sp, L->sp);
+#else
+    swapcontext(from ? &from->uc : &S->sched_uc, &L->uc);
+#endif
+}
+
+elane *pop_ready(slot *S)
+{
+    if (!S->rq_len) return nullptr;
+    elane *L = &S->lanes[S->runq[S->rq_head]];
+    S->rq_head = (S->rq_head + 1) % MAXT;
+    S->rq_len--;
+    return L;
+}
+
+/* Lane L stops (blocked in a collective, or exited): the next ready lane of
+ * the block runs, or the scheduler when there is none. Returns when L is
+ * resumed (never after an exit). */
+void lane_switch_out(elane *L)
+{
+    slot *S = cur_slot;
+    elane *N = L->state == L_EXITED ? nullptr : pop_ready(S);
+    if (N) { enter_lane(S, L, N); return; }
+    emu_self = nullptr;
+#if ATA_EMU_TSAN
+    tsan_switch(S->sched_fiber, L->state == L_EXITED);  /* exit: sync to the slot */
+#endif
+#if defined(__x86_64__)
+    emu_ctx_swap(&L->sp, S->sched_sp);
+#else
+    swapcontext(&L->uc, &S->sched_uc);
+#endif
+}
+
+/* ------------------------------------------------------------ diagnosis */
+void lane_desc(const elane *L, char *buf, size_t n)
+{
+    switch (L->state) {
+    case L_READY: snprintf(buf, n, "ready"); return;
+    case L_RUNNING: snprintf(buf, n, "running"); return;
+    case L_EXITED: snprintf(buf, n, "exited"); return;
+    }
+    switch (L->kind) {
+    case C_BALLOT: snprintf(buf, n, "waits in ballot, mask %#llx", (unsigned long long)L->mask); return;
+    case C_SHFL: snprintf(buf, n, "waits in shuffle from lane %d, mask %#llx", L->src, (unsigned long long)L->mask); return;
+    case C_SYNCWARP: snprintf(buf, n, "waits in __syncwarp, mask %#llx", (unsigned long long)L->mask); return;
+    case C_SYNCTHREADS: snprintf(buf, n, "waits in __syncthreads"); return;
+    }
+    snprintf(buf, n, "blocked");
+}
+
+/* Every lane of the slot's block, runs of equal state on one line. */
+void dump_slot(const slot *S, const char *kname)
+{
+    fprintf(stderr, "emu: slot %d, kernel %s, block %u (%d threads):\n", S->id, kname ? kname : "?", S->block,
+            S->nthreads);
+    char cur[128], nxt[128];
+    for (int t = 0; t < S->nthreads;) {
+        lane_desc(&S->lanes[t], cur, sizeof cur);
+        int e = t + 1;
+        while (e < S->nthreads && e % W && (lane_desc(&S->lanes[e], nxt, sizeof nxt), !strcmp(cur, nxt))) e++;
+        fprintf(stderr, "  threads %4d-%4d (warp %d, lanes %2d-%2d): %s\n", t, e - 1, t / W, t % W, (e - 1) % W,
+                cur);
+        t = e;
+    }
+}
+
+[[noreturn]] void fatal(slot *S, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "emu: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    if (S) dump_slot(S, dev->k ? dev->k->name : nullptr);
+    fflush(stderr);
+    abort();
+}
+
+/* ------------------------------------------------------------ the blocks */
+void make_ready(slot *S, elane *M)
+{
+    M->state = L_READY;
+    S->runq[(S->rq_head + S->rq_len++) % MAXT] = M->idx;
+}
+
+void run_block(slot *S, unsigned b, const kernel_node *k)
+{
+    const int nt = (int)k->block;
+    S->nthreads = nt;
+    S->block = b;
+    S->exited = 0;
+    S->bar_arrived = 0;
+    S->rq_head = 0;
+    S->rq_len = 0;
+    memset(S->pend, 0, sizeof S->pend);
+    for (int t = 0; t < nt; t++) {
+        elane *L = &S->lanes[t];
+        lane_prepare(S, L);
+        L->idx = t;
+        L->warp = t / W;
+        L->lane = t % W;
+        L->tid = {(unsigned)t, 0, 0};
+        L->bid = {b, 0, 0};
+        L->bdim = {k->block, 1, 1};
+        L->gdim = {k->grid, 1, 1};
+        L->rel_fenced = 0;
+        L->nrecent = 0;
+        L->kind = C_NONE;
+        make_ready(S, L);
+    }
+    for (elane *L; (L = pop_ready(S));) enter_lane(S, nullptr, L);
+    if (S->exited < nt)
+        fatal(S, "deadlock in kernel %s, block %u: no lane can run and no collective can complete", k->name, b);
+}
+
+void slot_bind(slot *S)
+{
+    cur_slot = S;
+#if ATA_EMU_TSAN
+    S->sched_fiber = __tsan_get_current_fiber();
+#endif
+}
+
+void run_blocks(slot *S, const kernel_node *k)
+{
+    for (unsigned b; (b = dev->next_block.fetch_add(1)) < k->grid;) run_block(S, b, k);
+}
+
+/* Slots 1.. are worker threads; slot 0 is the launching thread itself, so a
+ * one-block kernel wakes nobody. A worker takes a launch only while the
+ * launch has tickets (min(grid, slots) - 1 of them). */
+void *slot_main(void *arg)
+{
+    slot *S = (slot *)arg;
+    slot_bind(S);
+    unsigned long seen = 0;
+    for (;;) {
+        const kernel_node *k;
+        {
+            std::unique_lock<std::mutex> g(dev->mu);
+            dev->cv_work.wait(g, [&] { return dev->gen != seen && dev->tickets > 0; });
+            seen = dev->gen;
+            dev->tickets--;
+            k = dev->k;
+        }
+        run_blocks(S, k);
+        std::lock_guard<std::mutex> g(dev->mu);
+        dev->slots_done++;
+        dev->cv_done.notify_all();
+    }
+    return nullptr;
+}
+
+/* Aborts with every lane's state when a launch outlives the watchdog. */
+void *watchdog_main(void *)
+{
+    for (;;) {
+        sleep(1);
+        const double t0 = dev->launch_t0.load(std::memory_order_relaxed);
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (t0 > 0 && t.tv_sec + 1e-9 * t.tv_nsec - t0 > dev->watchdog_s) {
+            const kernel_node *k = dev->k;
+            fprintf(stderr, "emu: watchdog: kernel %s still running after %g s (ATA_EMU_WATCHDOG); every lane:\n",
+                    k ? k->name : "?", dev->watchdog_s);
+            for (slot *S : dev->slots) dump_slot(S, k ? k->name : nullptr);   /* racy snapshot: diagnosis only */
+            fflush(stderr);
+            abort();
+        }
+    }
+    return nullptr;
+}
+
+void spawn(void *(*fn)(void *), void *arg)
+{
+    pthread_t th;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&th, &at, fn, arg)) { perror("emu: thread"); abort(); }
+    pthread_attr_destroy(&at);
+}
+
+void dev_init()
+{
+    dev = new device;
+    dev->nslots = env_int("ATA_EMU_SLOTS", 2);
+    dev->sms = env_int("ATA_EMU_SMS", 1);
+    dev->bps = env_int("ATA_EMU_BLOCKS_PER_SM", 3);
+    dev->stack_bytes = (size_t)env_int("ATA_EMU_STACK_KB", 256) << 10;
+    dev->watchdog_s = env_int("ATA_EMU_WATCHDOG", 300);
+    /* ticks of ATA_TIMER_HZ: 1 GHz (CUDA's ns timer) or 100 MHz (HIP) */
+    dev->step = (unsigned long long)env_int("ATA_EMU_STEP_NS", 1000) / (W == 64 ? 10 : 1);
+    if (dev->nslots < 1) dev->nslots = 1;
+    for (int s = 0; s < dev->nslots; s++) {
+        slot *S = (slot *)calloc(1, sizeof(slot));
+        S->id = s;
+        S->lanes = new elane[MAXT]();
+        dev->slots.push_back(S);
+        if (s > 0) spawn(slot_main, S);
+    }
+    spawn(watchdog_main, nullptr);
+}
+
+device *D()
+{
+    std::call_once(dev_once, dev_init);
+    return dev;
+}
+
+void run_kernel(const kernel_node &k)
+{
+    device *d = D();
+    std::lock_guard<std::mutex> one(d->launch_mu);
+    const int nwork = (int)(k.grid < (unsigned)d->nslots ? k.grid : (unsigned)d->nslots) - 1;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    {
+        std::lock_guard<std::mutex> g(d->mu);
+        d->k = &k;
+        d->next_block = 0;
+        d->slots_done = 0;
+        d->tickets = nwork;
+        d->gen++;
+        d->launch_t0 = t.tv_sec + 1e-9 * t.tv_nsec;
+    }
+    if (nwork > 0) d->cv_work.notify_all();
+    slot *S0 = d->slots[0];
+    slot *keep = cur_slot;
+    slot_bind(S0);
+    run_blocks(S0, &k);
+    cur_slot = keep;
+    std::unique_lock<std::mutex> g(d->mu);
+    d->cv_done.wait(g, [&] { return d->slots_done == nwork; });
+    d->launch_t0 = 0;
+    d->k = nullptr;
+}
+
+/* ------------------------------------------------------------- streams */
+struct op {
+    kernel_node k;                      /* k.k set: a kernel */
+    std::function<void()> fn;           /* otherwise a copy or set */
+};
+void run_op(const op &o)
+{
+    if (o.k.k) run_kernel(o.k);
+    else o.fn();
+}
+
+} /* namespace */
+
+struct emu_graph { std::vector<op> ops; };
+struct emu_stream { emu_graph *capture; };
+struct emu_event { double t; };
+static emu_stream default_stream = { nullptr };
+
+static int enqueue(void *stream, op &&o)
+{
+    emu_stream *s = stream ? (emu_stream *)stream : &default_stream;
+    if (s->capture) s->capture->ops.push_back(std::move(o));
+    else run_op(o);
+    return 0;
+}
+
+/* ------------------------------------------------- device-side entries */
+extern "C" void emu_fiber_main(elane *L)
+{
+#if ATA_EMU_TSAN
+    if (dev->k->racy) __tsan_ignore_thread_begin();
+#endif
+    dev->k->k->run();
+#if ATA_EMU_TSAN
+    if (dev->k->racy) __tsan_ignore_thread_end();
+#endif
+    L->state = L_EXITED;
+    cur_slot->exited++;
+    lane_switch_out(L);
+    abort();                            /* never resumed */
+}
+
+static uint64_t warp_coll(int kind, uint64_t mask, uint64_t val, int src)
+{
+    elane *L = self();
+    slot *S = cur_slot;
+    if (!L) { fprintf(stderr, "emu: warp collective outside a kernel\n"); abort(); }
+    if (!((mask >> L->lane) & 1))
+        fatal(S, "thread %d: warp collective with mask %#llx that excludes its own lane %d", L->idx,
+              (unsigned long long)mask, L->lane);
+    L->kind = kind;
+    L->mask = mask;
+    L->val = val;
+    L->src = src;
+    [[maybe_unused]] const int lo = __builtin_ctzll(mask);
+    const int need = __builtin_popcountll(mask);
+    elane *wl = &S->lanes[L->warp * W];
+#if ATA_EMU_TSAN
+    if (kind == C_SYNCWARP) __tsan_release(&S->sync_obj[L->warp][lo]);
+#endif
+    auto *pe = S->pend[L->warp], *e = (decltype(pe))nullptr;
+    for (int q = 0; q < W && !e; q++)
+        if (pe[q].count && pe[q].mask == mask) e = &pe[q];
+    for (int q = 0; q < W && !e; q++)
+        if (!pe[q].count) { e = &pe[q]; e->mask = mask; }
+    if (++e->count == need) {
+        e->count = 0;
+        uint64_t bal = 0;
+        for (int l = 0; l < W; l++) {
+            if (!((mask >> l) & 1)) continue;
+            const elane *M = &wl[l];
+            if (M->state == L_EXITED || M->kind != kind || M->mask != mask) {
+                char a[128], b[128];
+                lane_desc(L, a, sizeof a);
+                lane_desc(M, b, sizeof b);
+                fatal(S, "divergent warp collective in warp %d: thread %d %s, thread %d %s", L->warp, L->idx, a,
+                      M->idx, b);
+            }
+            bal |= (uint64_t)(M->val & 1) << l;
+        }
+        for (int l = 0; l < W; l++) {
+            if (!((mask >> l) & 1)) continue;
+            elane *M = &wl[l];
+            if (kind == C_BALLOT) M->res = bal;
+            else if (kind == C_SHFL) {
+                if (M->src < 0 || M->src >= W || !((mask >> M->src) & 1))
+                    fatal(S, "thread %d: shuffle from lane %d outside the mask %#llx", M->idx, M->src,
+                          (unsigned long long)mask);
+                M->res = wl[M->src].val;
+            }
+            M->kind = C_NONE;
+            if (M != L) make_ready(S, M);
+        }
+        dev->clock.fetch_add(dev->step, std::memory_order_relaxed);
+    } else {
+        L->state = L_BLOCKED;
+        lane_switch_out(L);
+    }
+#if ATA_EMU_TSAN
+    if (kind == C_SYNCWARP) __tsan_acquire(&S->sync_obj[L->warp][lo]);
+#endif
+    return L->res;
+}
+
+extern "C" uint64_t emu_ballot(int pred) { return warp_coll(C_BALLOT, W == 64 ? ~0ull : 0xffffffffull, pred != 0, 0); }
+extern "C" uint64_t emu_shfl_bits(uint64_t v, int src)
+{
+    return warp_coll(C_SHFL, W == 64 ? ~0ull : 0xffffffffull, v, src);
+}
+extern "C" void emu_syncwarp(uint64_t mask) { (void)warp_coll(C_SYNCWARP, mask, 0, 0); }
+
+extern "C" void emu_syncthreads(void)
+{
+    elane *L = self();
+    slot *S = cur_slot;
+    L->kind = C_SYNCTHREADS;
+#if ATA_EMU_TSAN
+    __tsan_release(&S->bar_obj);
+#endif
+    if (++S->bar_arrived == S->nthreads) {
+        S->bar_arrived = 0;
+        for (int t = 0; t < S->nthreads; t++) {
+            elane *M = &S->lanes[t];
+            if (M->kind != C_SYNCTHREADS) fatal(S, "__syncthreads: thread %d is elsewhere", M->idx);
+            M->kind = C_NONE;
+            if (M != L) make_ready(S, M);
+        }
+    } else {
+        L->state = L_BLOCKED;
+        lane_switch_out(L);
+    }
+#if ATA_EMU_TSAN
+    __tsan_acquire(&S->bar_obj);
+#endif
+}
+
+/* A spinning elane: let the other slots (OS threads) have the CPU now and then. */
+extern "C" void emu_pause(void)
+{
+    static const int every = env_int("ATA_EMU_PAUSE_EVERY", 256), us = env_int("ATA_EMU_PAUSE_US", 0);
+    if (++cur_slot->pauses % every) return;
+    if (us > 0) {
+        struct timespec t = {0, us * 1000L};
+        nanosleep(&t, nullptr);
+    } else {
+        sched_yield();
+    }
+}
+
+extern "C" unsigned long long emu_clock(void) { return D()->clock.load(std::memory_order_relaxed); }
+extern "C" int emu_blocks_per_sm(void) { return D()->bps; }
+extern "C" void emu_expect_races(int on) { expect_races = on != 0; }
+
+void emu_launch_raw(unsigned grid, unsigned block, void *stream, const char *name, emu_closure *c)
+{
+    std::shared_ptr<emu_closure> k(c);
+    if (grid == 0 || block == 0 || block > MAXT || block % W) {
+        last_error = 1;
+        return;
+    }
+    op o;
+    o.k = kernel_node{k, name, grid, block, expect_races};
+    enqueue(stream, std::move(o));
+}
+
+/* --------------------------------------------------------------- runtime */
+typedef EMU_RT(Error_t) err_t;
+static double host_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+extern "C" {
+err_t EMU_RT(GetDeviceCount)(int *n) { *n = 1; return 0; }
+err_t EMU_RT(SetDevice)(int d) { return d == 0 ? 0 : EMU_RT(ErrorInvalidDevice); }
+err_t EMU_RT(DeviceSynchronize)(void) { return 0; }
+err_t EMU_RT(DeviceGetAttribute)(int *v, int attr, int d)
+{
+    if (d != 0) return EMU_RT(ErrorInvalidDevice);
+#if ATA_EMU_WARP == 64
+    if (attr == hipDeviceAttributeMultiprocessorCount) { *v = D()->sms; return 0; }
+    if (attr == hipDeviceAttributeWallClockRate) { *v = 100000; return 0; }   /* kHz */
+    if (attr == hipDeviceAttributeWarpSize) { *v = W; return 0; }
+#else
+    if (attr == cudaDevAttrMultiProcessorCount) { *v = D()->sms; return 0; }
+    if (attr == cudaDevAttrWarpSize) { *v = W; return 0; }
+#endif
+    return EMU_RT(ErrorInvalidValue);
+}
+err_t EMU_RT(GetLastError)(void) { int e = last_error; last_error = 0; return e; }
+const char *EMU_RT(GetErrorString)(err_t e)
+{
+    switch (e) {
+    case 0: return "no error (emulated device)";
+    case 1: return "invalid argument (emulated device)";
+    case 2: return "out of memory (emulated device)";
+    case 101: return "invalid device ordinal (emulated device)";
+    default: return "error (emulated device)";
+    }
+}
+err_t EMU_RT(Malloc)(void **p, size_t bytes)
+{
+    *p = aligned_alloc(256, (bytes + 255) & ~(size_t)255);
+    return *p ? 0 : (last_error = 2);
+}
+err_t EMU_RT(Free)(void *p) { free(p); return 0; }
+#if ATA_EMU_WARP == 64
+err_t hipHostMalloc(void **p, size_t bytes, unsigned flags) { (void)flags; return hipMalloc(p, bytes); }
+err_t hipHostFree(void *p) { free(p); return 0; }
+#else
+err_t cudaMallocHost(void **p, size_t bytes) { return cudaMalloc(p, bytes); }
+err_t cudaFreeHost(void *p) { free(p); return 0; }
+#endif
+err_t EMU_RT(Memcpy)(void *dst, const void *src, size_t bytes, EMU_RT(MemcpyKind) k)
+{
+    (void)k;
+    if (bytes) memmove(dst, src, bytes);
+    return 0;
+}
+err_t EMU_RT(MemcpyAsync)(void *dst, const void *src, size_t bytes, EMU_RT(MemcpyKind) k, EMU_RT(Stream_t) s)
+{
+    (void)k;
+    op o;
+    o.fn = [=] { if (bytes) memmove(dst, src, bytes); };
+    return enqueue(s, std::move(o));
+}
+err_t EMU_RT(MemsetAsync)(void *dst, int v, size_t bytes, EMU_RT(Stream_t) s)
+{
+    op o;
+    o.fn = [=] { memset(dst, v, bytes); };
+    return enqueue(s, std::move(o));
+}
+err_t EMU_RT(StreamCreateWithFlags)(EMU_RT(Stream_t) *s, unsigned f)
+{
+    (void)f;
+    *s = new emu_stream{nullptr};
+    return 0;
+}
+err_t EMU_RT(StreamDestroy)(EMU_RT(Stream_t) s) { delete s; return 0; }
+err_t EMU_RT(StreamSynchronize)(EMU_RT(Stream_t) s) { (void)s; return 0; }
+err_t EMU_RT(StreamBeginCapture)(EMU_RT(Stream_t) s, EMU_RT(StreamCaptureMode) m)
+{
+    (void)m;
+    if (!s || s->capture) return EMU_RT(ErrorInvalidValue);
+    s->capture = new emu_graph;
+    return 0;
+}
+err_t EMU_RT(StreamEndCapture)(EMU_RT(Stream_t) s, EMU_RT(Graph_t) *g)
+{
+    if (!s || !s->capture) return EMU_RT(ErrorInvalidValue);
+    *g = s->capture;
+    s->capture = nullptr;
+    return 0;
+}
+#if ATA_EMU_WARP == 64
+err_t hipGraphInstantiateWithFlags(hipGraphExec_t *e, hipGraph_t g, unsigned long long f)
+#else
+err_t cudaGraphInstantiate(cudaGraphExec_t *e, cudaGraph_t g, unsigned long long f)
+#endif
+{
+    (void)f;
+    *e = new emu_graph(*g);
+    return 0;
+}
+err_t EMU_RT(GraphLaunch)(EMU_RT(GraphExec_t) e, EMU_RT(Stream_t) s)
+{
+    if (s && s->capture) return EMU_RT(ErrorStreamCaptureUnsupported);
+    for (const op &o : e->ops) run_op(o);
+    return 0;
+}
+err_t EMU_RT(GraphExecDestroy)(EMU_RT(GraphExec_t) e) { delete e; return 0; }
+err_t EMU_RT(GraphDestroy)(EMU_RT(Graph_t) g) { delete g; return 0; }
+err_t EMU_RT(EventCreate)(EMU_RT(Event_t) *e) { *e = new emu_event{0}; return 0; }
+err_t EMU_RT(EventDestroy)(EMU_RT(Event_t) e) { delete e; return 0; }
+err_t EMU_RT(EventRecord)(EMU_RT(Event_t) e, EMU_RT(Stream_t) s)
+{
+    if (s && s->capture) return EMU_RT(ErrorStreamCaptureUnsupported);
+    e->t = host_now();
+    return 0;
+}
+err_t EMU_RT(EventSynchronize)(EMU_RT(Event_t) e) { (void)e; return 0; }
+err_t EMU_RT(EventElapsedTime)(float *ms, EMU_RT(Event_t) a, EMU_RT(Event_t) b)
+{
+    *ms = (float)((b->t - a->t) * 1e3);
+    return 0;
+}
+} /* extern "C" */
+
+/* ------------------------------------------------ sparse: the reference */
+struct emu_sp_handle { int dummy; };
+struct emu_sp_mat { ata_csr A; int fill, diag; };
+struct emu_sp_vec { double *v; int64_t n; };
+struct emu_sp_spsv { int dummy; };
+struct emu_sp_descr { int dummy; };
+struct emu_sp_ilu { int pivot; };
+typedef EMU_SP(Status_t) sp_st;
+
+static void vendor_notice(void)
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        fprintf(stderr, "emu: policy 'vendor' runs ATA's serial reference here (%s is not emulated)\n",
+                W == 64 ? "hipSPARSE" : "cuSPARSE");
+    });
+}
+
+extern "C" {
+sp_st EMU_SP(Create)(EMU_SP(Handle_t) *h) { *h = new emu_sp_handle(); return EMU_SPC(STATUS_SUCCESS); }
+sp_st EMU_SP(Destroy)(EMU_SP(Handle_t) h) { delete h; return EMU_SPC(STATUS_SUCCESS); }
+sp_st EMU_SP(SetStream)(EMU_SP(Handle_t) h, EMU_RT(Stream_t) s) { (void)h; (void)s; return EMU_SPC(STATUS_SUCCESS); }
+sp_st EMU_SP(CreateCsr)(EMU_SP(SpMatDescr_t) *m, int64_t rows, int64_t cols, int64_t nnz, void *rowptr, void *col,
+                        void *val, EMU_SP(IndexType_t) it, EMU_SP(IndexType_t) jt, EMU_SP(IndexBase_t) base,
+                        emu_data_type t)
+{
+    (void)it; (void)jt; (void)base; (void)t;
+    *m = new emu_sp_mat{{(int)rows, (int)cols, (int)nnz, (int *)rowptr, (int *)col, (double *)val}, 0, 0};
+    return EMU_SPC(STATUS_SUCCESS);
+}
+sp_st EMU_SP(DestroySpMat)(EMU_SP(SpMatDescr_t) m) { delete m; return EMU_SPC(STATUS_SUCCESS); }
+sp_st EMU_SP(SpMatSetAttribute)(EMU_SP(SpMatDescr_t) m, EMU_SP(SpMatAttribute_t) a, void *v, size_t size)
+{
+    int x = 0;
+    memcpy(&x, v, size < sizeof x ? size : sizeof x);
+    if (a == EMU_SPC(SPMAT_FILL_MODE)) m->fill = x;
+    else m->diag = x;
+    return EMU_SPC(STATUS_SUCCESS);
+}
+sp_st EMU_SP(CreateDnVec)(EMU_SP(DnVecDescr_t) *v, int64_t n, void *val, emu_data_type t)
+{
+    (void)t;
+    *v = new emu_sp_vec{(double *)val, n};
+    return EMU_SPC(STATUS_SUCCESS);
+}
+sp_st EMU_SP(DestroyDnVec)(EMU_SP(DnVecDescr_t) v) { delete v; return EMU_SPC(STATUS_SUCCESS); }
+sp_st EMU_SP(DnVecSetValues)(EMU_SP(DnVecDescr_t) v, void *val) { v->v = (double *)val; return EMU_SPC(STATUS_SUCCESS); }
+sp_st EMU_SP(SpSV_createDescr)(EMU_SP(SpSVDescr_t) *d) { *d = new emu_sp_spsv(); return EMU_SPC(STATUS_SUCCESS); }
+sp_st EMU_SP(SpSV_destroyDescr)(EMU_SP(SpSVDescr_t) d) { delete d; return EMU_SPC(STATUS_SUCCESS); }
+sp_st EMU_SP(SpSV_bufferSize)(EMU_SP(Handle_t), EMU_SP(Operation_t), const void *, EMU_SP(SpMatDescr_t),
+                              EMU_SP(DnVecDescr_t), EMU_SP(DnVecDescr_t), emu_data_type, EMU_SP(SpSVAlg_t),
+                              EMU_SP(SpSVDescr_t), size_t *bytes)
+{
+    *bytes = 8;
+    return EMU_SPC(STATUS_SUCCESS);
+}
+sp_st EMU_SP(SpSV_analysis)(EMU_SP(Handle_t), EMU_SP(Operation_t), const void *, EMU_SP(SpMatDescr_t),
+                            EMU_SP(DnVecDescr_t), EMU_SP(DnVecDescr_t), emu_data_type, EMU_SP(SpSVAlg_t),
+                            EMU_SP(SpSVDescr_t), void *)
+{
+    vendor_notice();
+    return EMU_SPC(STATUS_SUCCESS);
+}
+sp_st EMU_SP(SpSV_solve)(EMU_SP(Handle_t), EMU_SP(Operation_t), const void *alpha, EMU_SP(SpMatDescr_t) m,
+                         EMU_SP(DnVecDescr_t) b, EMU_SP(DnVecDescr_t) x, emu_data_type, EMU_SP(SpSVAlg_t),
+                         EMU_SP(SpSVDescr_t))
+{
+    if (*(const double *)alpha != 1.0) return EMU_SPC(STATUS_INVALID_VALUE);
+    /* The reference stops at the first non-finite row: the rows it did not
+     * reach stay NaN, so the runtime's own check of x names a row. */
+    for (int64_t i = 0; i < x->n; i++) x->v[i] = NAN;
+    (void)ata_ref_sptrsv_csr(&m->A, m->fill == EMU_SPC(FILL_MODE_LOWER) ? ATA_LOWER : ATA_UPPER,
+                             m->diag == EMU_SPC(DIAG_TYPE_UNIT) ? ATA_UNIT : ATA_NON_UNIT, b->v, x->v);
+    return EMU_SPC(STATUS_SUCCESS);
+}
+sp_st EMU_SP(CreateMatDescr)(EMU_SP(MatDescr_t) *d) { *d = new emu_sp_descr(); return EMU_SPC(STATUS_SUCCESS); }
+sp_st EMU_SP(DestroyMatDescr)(EMU_SP(MatDescr_t) d) { delete d; return EMU_SPC(STATUS_SUCCESS); }
+sp_st EMU_SP(SetMatIndexBase)(EMU_SP(MatDescr_t), EMU_SP(IndexBase_t)) { return EMU_SPC(STATUS_SUCCESS); }
+sp_st EMU_SP(SetMatType)(EMU_SP(MatDescr_t), EMU_SP(MatrixType_t)) { return EMU_SPC(STATUS_SUCCESS); }
+sp_st EMU_SP(CreateCsrilu02Info)(csrilu02Info_t *i) { *i = new emu_sp_ilu{-1}; return EMU_SPC(STATUS_SUCCESS); }
+sp_st EMU_SP(DestroyCsrilu02Info)(csrilu02Info_t i) { delete i; return EMU_SPC(STATUS_SUCCESS); }
+sp_st EMU_SP(Dcsrilu02_bufferSize)(EMU_SP(Handle_t), int, int, const EMU_SP(MatDescr_t), double *, const int *,
+                                   const int *, csrilu02Info_t, int *bytes)
+{
+    *bytes = 8;
+    return EMU_SPC(STATUS_SUCCESS);
+}
+sp_st EMU_SP(Dcsrilu02_analysis)(EMU_SP(Handle_t), int m, int, const EMU_SP(MatDescr_t), const double *,
+                                 const int *rowptr, const int *col, csrilu02Info_t info, EMU_SP(SolvePolicy_t),
+                                 void *)
+{
+    vendor_notice();
+    info->pivot = -1;
+    for (int i = 0; i < m && info->pivot < 0; i++) {    /* structural: a missing diagonal */
+        int found = 0;
+        for (int q = rowptr[i]; q < rowptr[i + 1]; q++) found |= col[q] == i;
+        if (!found) info->pivot = i;
+    }
+    return EMU_SPC(STATUS_SUCCESS);
+}
+sp_st EMU_SP(Dcsrilu02)(EMU_SP(Handle_t), int m, int nnz, const EMU_SP(MatDescr_t), double *val, const int *rowptr,
+                        const int *col, csrilu02Info_t info, EMU_SP(SolvePolicy_t), void *)
+{
+    ata_csr A = {m, m, nnz, (int *)rowptr, (int *)col, val};
+    info->pivot = -1;
+    if (ata_ref_ilu0(&A) != ATA_OK)
+        for (int i = 0; i < m && info->pivot < 0; i++)
+            for (int q = rowptr[i]; q < rowptr[i + 1]; q++)
+                if (col[q] == i && !(val[q] != 0 && val[q] - val[q] == 0)) info->pivot = i;
+    return EMU_SPC(STATUS_SUCCESS);
+}
+sp_st EMU_SP(Xcsrilu02_zeroPivot)(EMU_SP(Handle_t), csrilu02Info_t info, int *pos)
+{
+    *pos = info->pivot;
+    return info->pivot >= 0 ? EMU_SPC(STATUS_ZERO_PIVOT) : EMU_SPC(STATUS_SUCCESS);
+}
+} /* extern "C" */
