@@ -76,6 +76,9 @@ $(BUILD)/ata-bench: $(BENCH_OBJS) $(BUILD)/libata.a
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL) $(BUILD)/libata.a
 	$(CC) $(LDFLAGS) -o $@ $< $(TEST_UTIL) $(BUILD)/libata.a $(LDLIBS) -lcmocka
+# test_gpu passes a CUDA stream of its own: it links the GPU runtime (the
+# library never does).
+$(BUILD)/tests/test_gpu: LDLIBS += $(if $(filter cuda hip,$(ATA_GPU)),$(GPU_LIBS))
 
 # ata-bench records the commit it was built from (bench/machine.c); the
 # header changes only when the commit (or -dirty) does.

@@ -93,9 +93,15 @@ $(ATA_GPU_STAMP):
 	@rm -f $(BUILD)/.gpu-*
 	@touch $@
 
-GPU_MODULE := $(if $(filter cuda hip,$(ATA_GPU)),$(BUILD)/libata_$(ATA_GPU).so)
+# The host SIMT emulator (make gpu-emu, gpu-emu-tsan): its own fragment. It
+# sets GPU_OBJS for ATA_GPU=emu32|emu64, whose module then stands in for the
+# CUDA (warp 32) or HIP (warp 64) one.
+GPU_MODULE_API := $(if $(filter cuda emu32,$(ATA_GPU)),cuda,$(if $(filter hip emu64,$(ATA_GPU)),hip))
+GPU_MODULE := $(if $(GPU_MODULE_API),$(BUILD)/libata_$(GPU_MODULE_API).so)
+include kernels/emu/emu.mk
+
 ifneq ($(GPU_MODULE),)
-GPU_MODULE_OBJS := $(BUILD)/src/gpu_backend.o $(BUILD)/src/gpu_module.o $(BUILD)/src/ilu0_row.o $(GPU_OBJS)
+GPU_MODULE_OBJS := $(BUILD)/src/gpu_backend.o $(BUILD)/src/gpu_module.o $(BUILD)/src/ilu0_row.o $(GPU_OBJS) $(EMU_MODULE_OBJS)
 $(GPU_MODULE_OBJS): $(ATA_GPU_STAMP)
 $(GPU_MODULE): $(GPU_MODULE_OBJS) kernels/gpu_module.map
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=kernels/gpu_module.map -Wl,--no-undefined \
@@ -125,5 +131,3 @@ gpu-info:
 # This file is included before the Makefile's first rule: keep `all` the default.
 .DEFAULT_GOAL := all
 
-# The host SIMT emulator (make gpu-emu, gpu-emu-tsan): its own fragment.
-include kernels/emu/emu.mk

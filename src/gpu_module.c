@@ -29,8 +29,10 @@ ata_status ata_fail(ata_status s, const char *fmt, ...)
 }
 
 void ata_clear_error(void) { core->clear_error(); }
+#ifndef ATA_EMU   /* the emulated module links its own csr.o (kernels/emu/emu.mk) */
 void ata_csr_free(ata_csr *A) { core->csr_free(A); }
 ata_status ata_csr_transpose(const ata_csr *A, ata_csr **out) { return core->csr_transpose(A, out); }
+#endif
 
 __attribute__((visibility("default"))) const ata_backend_ops *ata_backend_module(const ata_backend_host *host);
 const ata_backend_ops *ata_backend_module(const ata_backend_host *host)

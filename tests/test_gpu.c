@@ -484,8 +484,9 @@ static void test_device_pointers(void **state)
     TU_OK(ata_vec_alloc(ctx, (size_t)ld * K, &dx));
     TU_OK(ata_vec_upload(ctx, db, hb, (size_t)ld * K));
     void *stream = NULL;
-#if defined(ATA_HAVE_CUDA) && !defined(ATA_HAVE_HIP)
-    /* a stream of the caller's (the runtime is linked into the tests) */
+#if defined(ATA_HAVE_CUDA) && !defined(ATA_HAVE_HIP) && !defined(ATA_EMU)
+    /* a stream of the caller's (test_gpu links the CUDA runtime; the emulator
+     * runs the default stream only here) */
     extern int cudaStreamCreate(void **s);
     extern int cudaStreamDestroy(void *s);
     if (cudaStreamCreate(&stream) != 0) stream = NULL;
@@ -536,7 +537,7 @@ static void test_device_pointers(void **state)
     TU_OK(ata_factor_solve(F, hb, xr));
     assert_memory_equal(hx, xr, (size_t)n * sizeof *xr);
     ata_factor_destroy(F);
-#if defined(ATA_HAVE_CUDA) && !defined(ATA_HAVE_HIP)
+#if defined(ATA_HAVE_CUDA) && !defined(ATA_HAVE_HIP) && !defined(ATA_EMU)
     if (stream) cudaStreamDestroy(stream);
 #endif
     ata_vec_free(ctx, db);
@@ -582,6 +583,12 @@ int main(void)
             fprintf(stderr, "SKIPPED: %s - GPU tests not run\n", why);
         else
             fprintf(stderr, "SKIPPED: no %s device (%s: %s) - GPU tests not run\n", GPU_NAME, GPU_COUNT_CALL, why);
+        /* The emulated runs must run: a missing emulated device is a failure,
+         * never a quiet skip (make gpu-emu sets ATA_GPU_TEST_REQUIRE). */
+        if (getenv("ATA_GPU_TEST_REQUIRE")) {
+            fprintf(stderr, "FAILED: ATA_GPU_TEST_REQUIRE is set but the %s backend is unavailable\n", GPU_NAME);
+            return 1;
+        }
     }
 #else
     fprintf(stderr, "SKIPPED: this build has no GPU backend (no nvcc found, or CUDA=no; see `make cuda`, "

@@ -725,6 +725,10 @@ err_t EMU_RT(GraphLaunch)(EMU_RT(GraphExec_t) e, EMU_RT(Stream_t) s)
 err_t EMU_RT(GraphExecDestroy)(EMU_RT(GraphExec_t) e) { delete e; return 0; }
 err_t EMU_RT(GraphDestroy)(EMU_RT(Graph_t) g) { delete g; return 0; }
 err_t EMU_RT(EventCreate)(EMU_RT(Event_t) *e) { *e = new emu_event{0}; return 0; }
+err_t EMU_RT(EventCreateWithFlags)(EMU_RT(Event_t) *e, unsigned flags) { (void)flags; return EMU_RT(EventCreate)(e); }
+/* Work on a stream has finished when its call returns here: nothing to wait for. */
+err_t EMU_RT(StreamWaitEvent)(EMU_RT(Stream_t) s, EMU_RT(Event_t) e, unsigned flags)
+{ (void)s; (void)e; (void)flags; return 0; }
 err_t EMU_RT(EventDestroy)(EMU_RT(Event_t) e) { delete e; return 0; }
 err_t EMU_RT(EventRecord)(EMU_RT(Event_t) e, EMU_RT(Stream_t) s)
 {

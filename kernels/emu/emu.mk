@@ -34,31 +34,38 @@ ifneq ($(filter emu32 emu64,$(ATA_GPU)),)
                 $(if $(filter thread,$(SANITIZE)),-Wno-tsan)
   GPU_OBJS := $(GPU_SRCS:%.cu=$(BUILD)/%.o) $(BUILD)/kernels/emu/emu.o
   GPU_LIBS := -lstdc++
+  # The vendor stand-in solves with the serial reference: the emulated module
+  # carries its own copy (hidden, like everything in a module).
+  EMU_MODULE_OBJS := $(BUILD)/solvers/ref_ilu0.o $(BUILD)/solvers/ref_sptrsv.o $(BUILD)/src/csr.o
 $(BUILD)/kernels/%.o: kernels/%.cu $(GPU_HDRS) $(EMU_HDRS) | deps
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPPFLAGS) $(EMU_CXXFLAGS) $(EMU_KFLAGS) -x c++ -c $< -o $@
 $(BUILD)/kernels/emu/emu.o: kernels/emu/emu.cc $(EMU_HDRS) include/ata.h | deps
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPPFLAGS) $(EMU_CXXFLAGS) -c $< -o $@
-$(BUILD)/kernels/emu/selftest: kernels/emu/selftest.cc $(BUILD)/libata.a $(GPU_HDRS) $(EMU_HDRS)
-	$(CXX) $(CPPFLAGS) $(EMU_CXXFLAGS) $(EMU_KFLAGS) -o $@ $< $(BUILD)/libata.a $(LDFLAGS) $(LDLIBS)
+$(BUILD)/kernels/emu/selftest: kernels/emu/selftest.cc $(BUILD)/libata.a $(BUILD)/kernels/emu/emu.o $(GPU_HDRS) $(EMU_HDRS)
+	$(CXX) $(CPPFLAGS) $(EMU_CXXFLAGS) $(EMU_KFLAGS) -o $@ $< $(BUILD)/kernels/emu/emu.o $(BUILD)/libata.a $(LDFLAGS) $(LDLIBS)
 # Kernels with an injected bug, and a test_gpu linked against them.
 $(BUILD)/emu-bug/%/ata_exec.o $(BUILD)/emu-bug/%/ata_blas.o: kernels/ata_exec.cu kernels/ata_blas.cu $(GPU_HDRS) $(EMU_HDRS) | deps
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPPFLAGS) -DATA_EMU_BUG_$*=1 $(EMU_CXXFLAGS) $(EMU_KFLAGS) -x c++ -c kernels/ata_exec.cu -o $(dir $@)ata_exec.o
 	$(CXX) $(CPPFLAGS) -DATA_EMU_BUG_$*=1 $(EMU_CXXFLAGS) $(EMU_KFLAGS) -x c++ -c kernels/ata_blas.cu -o $(dir $@)ata_blas.o
-$(BUILD)/tests/test_gpu-bug-%: $(BUILD)/tests/test_gpu.o $(TEST_UTIL) $(LIB_OBJS) $(BUILD)/kernels/emu/emu.o \
-                               $(BUILD)/emu-bug/%/ata_exec.o $(BUILD)/emu-bug/%/ata_blas.o
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(GPU_LIBS) -lcmocka
+# The backend module with those kernels: test_gpu loads it instead of the
+# good one through ATA_BACKEND_PATH (src/backend_load.c).
+$(BUILD)/emu-bug/%/libata_$(GPU_MODULE_API).so: $(BUILD)/src/gpu_backend.o $(BUILD)/src/gpu_module.o \
+        $(BUILD)/src/ilu0_row.o $(BUILD)/kernels/emu/emu.o $(EMU_MODULE_OBJS) $(BUILD)/emu-bug/%/ata_exec.o \
+        $(BUILD)/emu-bug/%/ata_blas.o
+	$(CC) -shared $(LDFLAGS) -Wl,--version-script=kernels/gpu_module.map -Wl,--no-undefined -o $@ $^ $(GPU_LIBS) -lm
 endif
 
 .PHONY: gpu-emu gpu-emu-tsan gpu-emu-tsan-bug emu-test emu-bug-test emu-one-slot
-emu-test: $(BUILD)/tests/test_gpu $(BUILD)/kernels/emu/selftest
+emu-test: $(BUILD)/tests/test_gpu $(BUILD)/kernels/emu/selftest $(GPU_MODULE)
 	$(BUILD)/kernels/emu/selftest
-	ATA_GPU_TEST_SIZE=$(EMU_TEST_SIZE) $(BUILD)/tests/test_gpu
+	ATA_BACKEND_PATH=$(abspath $(BUILD)) ATA_GPU_TEST_REQUIRE=1 ATA_GPU_TEST_SIZE=$(EMU_TEST_SIZE) $(BUILD)/tests/test_gpu
 
-emu-bug-test: $(EMU_BUGS:%=$(BUILD)/tests/test_gpu-bug-%)
-	@for b in $(EMU_BUGS); do bash kernels/emu/expect-race.sh $(BUILD)/tests/test_gpu-bug-$$b || exit 1; done
+emu-bug-test: $(BUILD)/tests/test_gpu $(EMU_BUGS:%=$(BUILD)/emu-bug/%/libata_$(GPU_MODULE_API).so)
+	@for b in $(EMU_BUGS); do ATA_BACKEND_PATH=$(abspath $(BUILD))/emu-bug/$$b \
+	    bash kernels/emu/expect-race.sh $(BUILD)/tests/test_gpu $$b || exit 1; done
 
 # One slot, four reported resident blocks: every persistent grid has three
 # blocks that start only after the first exits (the deadlock-freedom claim).

@@ -5,7 +5,7 @@
 # test_gpu built with an injected ordering bug (ATA_EMU_BUG_*).
 set -u
 bin=$1
-log=${bin}.tsan.log
+log=${bin}${2:+-$2}.tsan.log   # $2: which injected bug
 echo "expect-race: $bin (an ordering bug is injected; ThreadSanitizer must report it)"
 TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}" ATA_GPU_TEST_SIZE=tiny timeout 600 "$bin" > "$log" 2>&1
 rc=$?
