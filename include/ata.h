@@ -192,6 +192,8 @@ ATA_API ata_context_options ata_context_defaults(void);
 ATA_API ata_status ata_context_create(const ata_context_options *opt, ata_context **out);
 ATA_API void ata_context_destroy(ata_context *ctx);
 ATA_API ata_backend ata_context_backend(const ata_context *ctx);
+/* CPU workers asked for (or the default); a plan runs on at most the CPUs
+ * this process may use, see ata_plan_info.threads_used. */
 ATA_API int ata_context_threads(const ata_context *ctx);
 ATA_API const char *ata_backend_name(ata_backend b);
 ATA_API ata_status ata_backend_from_name(const char *name, ata_backend *out);
