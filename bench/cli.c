@@ -47,7 +47,7 @@ static const flag_def flags[] = {
     { O_BACKEND, "--backend", "NAME", F_SOLVE, NULL,
       "cpu, cuda, hip or auto (default auto: cuda, else hip, else cpu)" },
     { O_THREADS, "--threads", "N|auto", F_SOLVE, NULL,
-      "CPU worker threads (default auto: OMP_NUM_THREADS, else core count)" },
+      "CPU worker threads (default auto: OMP_NUM_THREADS, else the CPUs this process may use)" },
     { O_S, "--S", "auto|N", F_SOLVE, NULL,
       "adaptive-task size S (default auto: Eq. 5.1 and 5.2)" },
     { O_R, "--R", "X", F_SOLVE, NULL,

@@ -24,7 +24,7 @@ const char *ata_status_string(ata_status s)
     case ATA_ERR_NOT_CONVERGED: return "not converged (maximum iterations reached)";
     case ATA_ERR_BREAKDOWN: return "breakdown (non-positive curvature or NaN)";
     case ATA_ERR_INDEFINITE_PC: return "indefinite preconditioner";
-    case ATA_ERR_TIMEOUT: return "dependency wait timed out (corrupt plan?)";
+    case ATA_ERR_TIMEOUT: return "no progress within the wait timeout";
     case ATA_ERR_BACKEND: return "backend error";
     case ATA_ERR_INTERNAL: return "internal error";
     case ATA_ERR_DIVERGED: return "diverged (residual grew past dtol)";
