@@ -336,7 +336,8 @@ static PetscErrorCode ata_petsc_view(Mat F, PetscViewer viewer)
     }
     ata_backend b = ata_context_backend(d->ctx);
     if (b == ATA_BACKEND_CPU)
-        PetscCall(PetscViewerASCIIPrintf(viewer, "ATA %s: backend cpu, %d threads\n", what, ata_context_threads(d->ctx)));
+        PetscCall(PetscViewerASCIIPrintf(viewer, "ATA %s: backend cpu, %d thread%s\n", what, ata_context_threads(d->ctx),
+                                         ata_context_threads(d->ctx) == 1 ? "" : "s"));
     else
         PetscCall(PetscViewerASCIIPrintf(viewer, "ATA %s: backend %s, device %d\n", what, ata_backend_name(b), d->device));
     PetscCall(PetscViewerASCIIPrintf(viewer, "ATA: n %d, nnz %d, factorisations %d, solves %d, first setup %.3g s\n", d->n,
