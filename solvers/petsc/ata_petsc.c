@@ -202,6 +202,11 @@ static PetscErrorCode ata_petsc_numeric(Mat F, Mat A, const MatFactorInfo *info)
         ata_factor_destroy(d->F);
         d->F = NULL;
     }
+    if (A->rmap->n == 0) { /* a rank without rows (more ranks than rows): nothing to factor */
+        d->n = d->nnz = 0;
+        d->nfactor++;
+        PetscFunctionReturn(PETSC_SUCCESS);
+    }
     PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
     PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "ata: cannot get the CSR arrays of the matrix");
     PetscCall(MatSeqAIJGetArrayRead(A, &va));
@@ -250,6 +255,7 @@ static PetscErrorCode ata_petsc_solve(Mat F, Vec b, Vec x)
     PetscScalar *xx;
 
     PetscFunctionBegin;
+    if (F->rmap->n == 0) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCheck(d->F, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ata: solve before a successful factorisation");
     PetscCall(VecGetArrayRead(b, &bb));
     PetscCall(VecGetArrayWrite(x, &xx));

@@ -53,6 +53,7 @@ run_ex2 "icc" 1 CONVERGED_RTOL -pc_type icc -pc_factor_mat_solver_type ata
 run_ex2 "bjacobi" 2 CONVERGED_RTOL -m 40 -pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type ata
 run_ex2 "asm icc" 2 CONVERGED_RTOL -pc_type asm -sub_pc_type icc -sub_pc_factor_mat_solver_type ata
 run_ex2 "refactor on new values" 2 CONVERGED_RTOL -resolve -pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type ata
+run_ex2 "ranks without rows" 4 CONVERGED_RTOL -m 1 -n 3 -pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type ata
 run_ex2 "zero pivot" 1 DIVERGED_PC_FAILED -zero_pivot -pc_type ilu -pc_factor_mat_solver_type ata
 run_ex2 "zero pivot bjacobi" 2 DIVERGED_PC_FAILED -zero_pivot -pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type ata
 run_ex2 "indefinite" 1 DIVERGED_INDEFINITE_MAT -indefinite -pc_type ilu -pc_factor_mat_solver_type ata
