@@ -7,7 +7,8 @@
  * of the first factorisation, so it is deferred, PETSc's "trivial
  * symbolic"), numeric (first call: ATA analysis + factorisation; later
  * calls with the same pattern: refactor on the new values without a new
- * analysis), solve, view, getinfo, destroy. No ordering is used (natural,
+ * analysis), solve, matsolve (several right-hand sides), view, getinfo,
+ * destroy. No ordering is used (natural,
  * as PETSc's own ILU(0) default), so PETSc passes none.
  *
  * Failures map to PETSc's: a zero pivot becomes MAT_FACTOR_NUMERIC_ZEROPIVOT
@@ -268,6 +269,39 @@ static PetscErrorCode ata_petsc_solve(Mat F, Vec b, Vec x)
     PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Several right-hand sides at once: the columns of the dense B and X
+ * (column-major, leading dimensions from PETSc) in one ATA solve, which
+ * reads the factors once per solve instead of once per column. */
+static PetscErrorCode ata_petsc_matsolve(Mat F, Mat B, Mat X)
+{
+    Mat_ATA *d = (Mat_ATA *)F->data;
+    const PetscScalar *bb;
+    PetscScalar *xx;
+    PetscInt ldb, ldx, nrhs;
+    PetscBool dense;
+
+    PetscFunctionBegin;
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)B, &dense, MATSEQDENSE, MATMPIDENSE, NULL));
+    PetscCheck(dense, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "ata: MatMatSolve needs dense right-hand sides");
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)X, &dense, MATSEQDENSE, MATMPIDENSE, NULL));
+    PetscCheck(dense, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "ata: MatMatSolve needs a dense solution matrix");
+    PetscCall(MatGetSize(B, NULL, &nrhs));
+    if (F->rmap->n == 0 || nrhs == 0) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCheck(d->F, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ata: solve before a successful factorisation");
+    PetscCall(MatDenseGetLDA(B, &ldb));
+    PetscCall(MatDenseGetLDA(X, &ldx));
+    PetscCall(MatDenseGetArrayRead(B, &bb));
+    PetscCall(MatDenseGetArrayWrite(X, &xx));
+    ata_status st = ata_factor_solve_multi(d->F, (int)nrhs, (const double *)bb, (int)ldb, (double *)xx, (int)ldx);
+    PetscCall(MatDenseRestoreArrayWrite(X, &xx));
+    PetscCall(MatDenseRestoreArrayRead(B, &bb));
+    PetscCheck(st == ATA_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "ata: solve (%d right-hand sides): %s: %s", (int)nrhs,
+               ata_status_string(st), ata_last_error());
+    d->nsolve += (int)nrhs;
+    PetscCall(PetscLogFlops(nrhs * (2.0 * d->nnz - d->n)));
+    PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* ------------------------------------------------------------------ */
 /* Symbolic: checks, and the shift the numeric phase will use          */
 /* ------------------------------------------------------------------ */
@@ -301,6 +335,7 @@ static PetscErrorCode ata_petsc_symbolic_common(Mat F, Mat A, const MatFactorInf
         d->F = NULL;
     }
     F->ops->solve = ata_petsc_solve;
+    F->ops->matsolve = ata_petsc_matsolve;
     PetscFunctionReturn(PETSC_SUCCESS);
 }
 
