@@ -50,6 +50,12 @@ out=$(ATA_NO_GPU_WARN=1 "$prefix/example") || { echo "$out"; fail "example run";
 echo "$out"
 # x = L \ 1 for the 2D Laplacian's lower triangle: x[0] = 1/4.
 case "$out" in "success: x[0] = 0.250000"*) ;; *) fail "unexpected answer";; esac
+# The split-API example (README's library example): setup once, solve 6 steps, 1 value update.
+if ! cc -std=c11 $cflags -o "$prefix/example_pcg" tests/example_pcg.c $libs -Wl,-rpath,"$libdir"; then
+  fail "example_pcg does not build against the installed copy"; fi
+out=$(ATA_NO_GPU_WARN=1 OMP_NUM_THREADS=2 "$prefix/example_pcg" lap3d:16 6 1) || { echo "$out"; fail "example_pcg run"; }
+echo "$out"
+case "$out" in "lap3d:16: success, 6 steps, 1 updates"*) ;; *) fail "example_pcg: unexpected answer";; esac
 # Static: libata.a and the libraries ata.pc lists as static_libs.
 if ! cc -std=c11 $cflags -o "$prefix/example_static" tests/example_sptrsv.c "$libdir/libata.a" $static_libs; then
   fail "example does not link statically (libata.a + static_libs)"; fi

@@ -15,7 +15,10 @@
  * factorisations), solve time and time per iteration (slowest rank), edge
  * cut, imbalance, the true relative residual in the original numbering, and
  * xdiff: the largest difference of the solution (original numbering) from
- * the first row of the same matrix, relative to its largest entry.
+ * the first row of the same matrix, relative to its largest entry. The CPU
+ * time of the solve per iteration (CLOCK_PROCESS_CPUTIME_ID, slowest rank)
+ * is shown beside the wall time: on a shared machine it does not count the
+ * time the process waited for a core.
  * Our own flags come first; everything after them goes to PETSc.
  */
 #include <math.h>
@@ -24,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "ata.h"
 #include "ata_petsc.h"
 
@@ -52,6 +56,7 @@ typedef struct {
     int its;
     char reason[40];
     double setup_s, solve_s, per_it_s, relres, xdiff;
+    double cpu_per_it_s;    /* process CPU time of the solve per iteration (slowest rank) */
 } row_t;
 
 static int usage(FILE *f, int rc)
@@ -321,8 +326,15 @@ static PetscErrorCode gather(Vec x, const int *perm, int n, double *xold)
 /* ------------------------------------------------------------------ */
 /* One solve                                                           */
 /* ------------------------------------------------------------------ */
+static double cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static PetscErrorCode solve_once(Mat A, Vec b, Vec x, const opts_t *o, const char *solver, int *its,
-                                 KSPConvergedReason *reason, double *setup_s, double *solve_s)
+                                 KSPConvergedReason *reason, double *setup_s, double *solve_s, double *cpu_s)
 {
     KSP ksp;
     PC pc;
@@ -352,12 +364,13 @@ static PetscErrorCode solve_once(Mat A, Vec b, Vec x, const opts_t *o, const cha
         }
     }
     PetscCall(KSPSetUpOnBlocks(ksp));
-    double t1 = MPI_Wtime();
+    double t1 = MPI_Wtime(), c1 = cpu_now();
     PetscCall(KSPSolve(ksp, b, x));
-    double t2 = MPI_Wtime(), loc[2] = {t1 - t0, t2 - t1}, mx[2];
-    PetscCallMPI(MPI_Allreduce(loc, mx, 2, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
+    double t2 = MPI_Wtime(), c2 = cpu_now(), loc[3] = {t1 - t0, t2 - t1, c2 - c1}, mx[3];
+    PetscCallMPI(MPI_Allreduce(loc, mx, 3, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
     *setup_s = mx[0];
     *solve_s = mx[1];
+    *cpu_s = mx[2];
     PetscCall(KSPGetIterationNumber(ksp, &k));
     PetscCall(KSPGetConvergedReason(ksp, reason));
     *its = (int)k;
@@ -370,15 +383,16 @@ static PetscErrorCode solve_once(Mat A, Vec b, Vec x, const opts_t *o, const cha
 /* ------------------------------------------------------------------ */
 static void print_header(void)
 {
-    printf("%-24s %9s %10s %3s %-9s %-7s %8s %6s %-6s %6s %-22s %9s %9s %10s %9s %9s\n", "matrix", "n", "nnz", "P",
-           "partition", "order", "cut", "imbal", "solver", "its", "reason", "setup_s", "solve_s", "us/it", "relres", "xdiff");
+    printf("%-24s %9s %10s %3s %-9s %-7s %8s %6s %-6s %6s %-22s %9s %9s %10s %9s %9s %10s\n", "matrix", "n", "nnz", "P",
+           "partition", "order", "cut", "imbal", "solver", "its", "reason", "setup_s", "solve_s", "us/it", "relres", "xdiff",
+           "cpu_us/it");
 }
 
 static void print_row(const row_t *r)
 {
-    printf("%-24.24s %9d %10d %3d %-9s %-7s %8lld %6.3f %-6s %6d %-22s %9.4f %9.4f %10.2f %9.2e %9.2e\n", r->matrix, r->n,
+    printf("%-24.24s %9d %10d %3d %-9s %-7s %8lld %6.3f %-6s %6d %-22s %9.4f %9.4f %10.2f %9.2e %9.2e %10.2f\n", r->matrix, r->n,
            r->nnz, r->P, r->partition, r->order, r->cut, r->imbalance, r->solver, r->its, r->reason, r->setup_s, r->solve_s,
-           r->per_it_s * 1e6, r->relres, r->xdiff);
+           r->per_it_s * 1e6, r->relres, r->xdiff, r->cpu_per_it_s * 1e6);
     fflush(stdout);
 }
 
@@ -386,12 +400,12 @@ static int write_csv(const char *path, const row_t *R, int nr)
 {
     FILE *f = fopen(path, "w");
     if (!f) { fprintf(stderr, "ata-mpi-pcg: --csv %s: cannot write\n", path); return -1; }
-    fprintf(f, "matrix,n,nnz,P,partition,order,cut,imbalance,solver,iterations,reason,setup_s,solve_s,time_per_iteration_s,relres,xdiff\n");
+    fprintf(f, "matrix,n,nnz,P,partition,order,cut,imbalance,solver,iterations,reason,setup_s,solve_s,time_per_iteration_s,relres,xdiff,cpu_time_per_iteration_s\n");
     for (int i = 0; i < nr; i++) {
         const row_t *r = &R[i];
-        fprintf(f, "\"%s\",%d,%d,%d,%s,%s,%lld,%.6g,%s,%d,%s,%.6g,%.6g,%.6g,%.6g,%.6g\n", r->matrix, r->n, r->nnz, r->P,
+        fprintf(f, "\"%s\",%d,%d,%d,%s,%s,%lld,%.6g,%s,%d,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", r->matrix, r->n, r->nnz, r->P,
                 r->partition, r->order, r->cut, r->imbalance, r->solver, r->its, r->reason, r->setup_s, r->solve_s, r->per_it_s,
-                r->relres, r->xdiff);
+                r->relres, r->xdiff, r->cpu_per_it_s);
     }
     return fclose(f) ? -1 : 0;
 }
@@ -406,9 +420,9 @@ static int write_json(const char *path, const row_t *R, int nr, const opts_t *o)
         fprintf(f,
                 "    {\"matrix\": \"%s\", \"n\": %d, \"nnz\": %d, \"P\": %d, \"partition\": \"%s\", \"order\": \"%s\", \"cut\": %lld, "
                 "\"imbalance\": %.6g, \"solver\": \"%s\", \"iterations\": %d, \"reason\": \"%s\", \"setup_s\": %.6g, "
-                "\"solve_s\": %.6g, \"time_per_iteration_s\": %.6g, \"relres\": %.6g, \"xdiff\": %.6g}%s\n",
+                "\"solve_s\": %.6g, \"time_per_iteration_s\": %.6g, \"relres\": %.6g, \"xdiff\": %.6g, \"cpu_time_per_iteration_s\": %.6g}%s\n",
                 r->matrix, r->n, r->nnz, r->P, r->partition, r->order, r->cut, r->imbalance, r->solver, r->its, r->reason,
-                r->setup_s, r->solve_s, r->per_it_s, r->relres, r->xdiff, i + 1 < nr ? "," : "");
+                r->setup_s, r->solve_s, r->per_it_s, r->relres, r->xdiff, r->cpu_per_it_s, i + 1 < nr ? "," : "");
     }
     fprintf(f, "  ]\n}\n");
     return fclose(f) ? -1 : 0;
@@ -442,6 +456,18 @@ static PetscErrorCode run_matrix(const opts_t *o, int in, row_t *rows, int *nrow
     PetscCallMPI(MPI_Bcast(&ok, 1, MPI_INT, 0, PETSC_COMM_WORLD));
     if (!ok) { *failed = 1; PetscFunctionReturn(0); }
     PetscCallMPI(MPI_Bcast(&n, 1, MPI_INT, 0, PETSC_COMM_WORLD));
+    /* PETSc's own ILU(0) stops the program on a missing diagonal (an error,
+     * not a converged reason): its rows are skipped, ATA's still run. */
+    int nodiag = -1;
+    for (int i = 0; !rank && nodiag < 0 && i < n; i++) {
+        int q = A->rowptr[i];
+        while (q < A->rowptr[i + 1] && A->col[q] < i) q++;
+        if (q == A->rowptr[i + 1] || A->col[q] != i) nodiag = i;
+    }
+    PetscCallMPI(MPI_Bcast(&nodiag, 1, MPI_INT, 0, PETSC_COMM_WORLD));
+    if (nodiag >= 0 && !rank)
+        fprintf(stderr, "ata-mpi-pcg: %s: no diagonal entry in row %d: PETSc's ILU(0) would stop the run, its rows are skipped\n",
+                o->inputs[in], nodiag);
     int first = *nrows;
     for (int q = 0; q < o->nparts; q++) {
         int *part = NULL, *perm = NULL, *nloc = NULL;
@@ -476,16 +502,22 @@ static PetscErrorCode run_matrix(const opts_t *o, int in, row_t *rows, int *nrow
             snprintf(r->solver, sizeof r->solver, "%s", !strcmp(o->pc, "jacobi") ? "-" : o->solvers[s]);
             r->cut = cut;
             r->imbalance = imb;
-            r->setup_s = r->solve_s = 1e300;
+            r->setup_s = r->solve_s = r->cpu_per_it_s = 1e300;
             KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
+            if (nodiag >= 0 && !strcmp(r->solver, "petsc")) {
+                (*nrows)--;
+                continue;
+            }
             for (int rep = 0; rep < o->reps; rep++) {
-                double su = 0, so = 0;
-                PetscCall(solve_once(M, b, x, o, o->solvers[s], &r->its, &reason, &su, &so));
+                double su = 0, so = 0, cs = 0;
+                PetscCall(solve_once(M, b, x, o, o->solvers[s], &r->its, &reason, &su, &so, &cs));
                 r->setup_s = su < r->setup_s ? su : r->setup_s;
                 r->solve_s = so < r->solve_s ? so : r->solve_s;
+                r->cpu_per_it_s = cs < r->cpu_per_it_s ? cs : r->cpu_per_it_s; /* whole solve, divided below */
             }
             snprintf(r->reason, sizeof r->reason, "%s", KSPConvergedReasons[reason]);
             r->per_it_s = r->its ? r->solve_s / r->its : 0.0;
+            r->cpu_per_it_s = r->its ? r->cpu_per_it_s / r->its : 0.0;
             PetscCall(gather(x, perm, n, xo));
             if (!rank) { /* in the original numbering: ||1 - A x|| / ||1||, and x vs the first row's x */
                 double rr = 0, d = 0, mx = 0;

@@ -7,7 +7,8 @@
  * of the first factorisation, so it is deferred, PETSc's "trivial
  * symbolic"), numeric (first call: ATA analysis + factorisation; later
  * calls with the same pattern: refactor on the new values without a new
- * analysis), solve, view, getinfo, destroy. No ordering is used (natural,
+ * analysis), solve, matsolve (several right-hand sides), view, getinfo,
+ * destroy. No ordering is used (natural,
  * as PETSc's own ILU(0) default), so PETSc passes none.
  *
  * Failures map to PETSc's: a zero pivot becomes MAT_FACTOR_NUMERIC_ZEROPIVOT
@@ -202,6 +203,11 @@ static PetscErrorCode ata_petsc_numeric(Mat F, Mat A, const MatFactorInfo *info)
         ata_factor_destroy(d->F);
         d->F = NULL;
     }
+    if (A->rmap->n == 0) { /* a rank without rows (more ranks than rows): nothing to factor */
+        d->n = d->nnz = 0;
+        d->nfactor++;
+        PetscFunctionReturn(PETSC_SUCCESS);
+    }
     PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
     PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "ata: cannot get the CSR arrays of the matrix");
     PetscCall(MatSeqAIJGetArrayRead(A, &va));
@@ -250,6 +256,7 @@ static PetscErrorCode ata_petsc_solve(Mat F, Vec b, Vec x)
     PetscScalar *xx;
 
     PetscFunctionBegin;
+    if (F->rmap->n == 0) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCheck(d->F, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ata: solve before a successful factorisation");
     PetscCall(VecGetArrayRead(b, &bb));
     PetscCall(VecGetArrayWrite(x, &xx));
@@ -259,6 +266,39 @@ static PetscErrorCode ata_petsc_solve(Mat F, Vec b, Vec x)
     PetscCheck(st == ATA_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "ata: solve: %s: %s", ata_status_string(st), ata_last_error());
     d->nsolve++;
     PetscCall(PetscLogFlops(2.0 * d->nnz - d->n));
+    PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Several right-hand sides at once: the columns of the dense B and X
+ * (column-major, leading dimensions from PETSc) in one ATA solve, which
+ * reads the factors once per solve instead of once per column. */
+static PetscErrorCode ata_petsc_matsolve(Mat F, Mat B, Mat X)
+{
+    Mat_ATA *d = (Mat_ATA *)F->data;
+    const PetscScalar *bb;
+    PetscScalar *xx;
+    PetscInt ldb, ldx, nrhs;
+    PetscBool dense;
+
+    PetscFunctionBegin;
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)B, &dense, MATSEQDENSE, MATMPIDENSE, NULL));
+    PetscCheck(dense, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "ata: MatMatSolve needs dense right-hand sides");
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)X, &dense, MATSEQDENSE, MATMPIDENSE, NULL));
+    PetscCheck(dense, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "ata: MatMatSolve needs a dense solution matrix");
+    PetscCall(MatGetSize(B, NULL, &nrhs));
+    if (F->rmap->n == 0 || nrhs == 0) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCheck(d->F, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ata: solve before a successful factorisation");
+    PetscCall(MatDenseGetLDA(B, &ldb));
+    PetscCall(MatDenseGetLDA(X, &ldx));
+    PetscCall(MatDenseGetArrayRead(B, &bb));
+    PetscCall(MatDenseGetArrayWrite(X, &xx));
+    ata_status st = ata_factor_solve_multi(d->F, (int)nrhs, (const double *)bb, (int)ldb, (double *)xx, (int)ldx);
+    PetscCall(MatDenseRestoreArrayWrite(X, &xx));
+    PetscCall(MatDenseRestoreArrayRead(B, &bb));
+    PetscCheck(st == ATA_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "ata: solve (%d right-hand sides): %s: %s", (int)nrhs,
+               ata_status_string(st), ata_last_error());
+    d->nsolve += (int)nrhs;
+    PetscCall(PetscLogFlops(nrhs * (2.0 * d->nnz - d->n)));
     PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -295,6 +335,7 @@ static PetscErrorCode ata_petsc_symbolic_common(Mat F, Mat A, const MatFactorInf
         d->F = NULL;
     }
     F->ops->solve = ata_petsc_solve;
+    F->ops->matsolve = ata_petsc_matsolve;
     PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -336,7 +377,8 @@ static PetscErrorCode ata_petsc_view(Mat F, PetscViewer viewer)
     }
     ata_backend b = ata_context_backend(d->ctx);
     if (b == ATA_BACKEND_CPU)
-        PetscCall(PetscViewerASCIIPrintf(viewer, "ATA %s: backend cpu, %d threads\n", what, ata_context_threads(d->ctx)));
+        PetscCall(PetscViewerASCIIPrintf(viewer, "ATA %s: backend cpu, %d thread%s\n", what, ata_context_threads(d->ctx),
+                                         ata_context_threads(d->ctx) == 1 ? "" : "s"));
     else
         PetscCall(PetscViewerASCIIPrintf(viewer, "ATA %s: backend %s, device %d\n", what, ata_backend_name(b), d->device));
     PetscCall(PetscViewerASCIIPrintf(viewer, "ATA: n %d, nnz %d, factorisations %d, solves %d, first setup %.3g s\n", d->n,

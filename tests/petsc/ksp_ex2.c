@@ -7,7 +7,9 @@
  * Options of its own: -m, -n (grid), -zero_pivot (A(0,0) = 0: ILU(0) meets a
  * zero pivot in row 0), -indefinite (the diagonal of the middle row made
  * -4: A and its ILU(0) indefinite, CG stops on it), -resolve (then A + I,
- * same pattern, new values: a numeric refactorisation, solved again). Prints one line: iterations, reason, error norm.
+ * same pattern, new values: a numeric refactorisation, solved again),
+ * -matsolve (one rank, -pc_type ilu/icc: MatMatSolve on 3 right-hand sides
+ * against MatSolve column by column; prints the largest difference). Prints one line: iterations, reason, error norm.
  */
 #include <petscksp.h>
 
@@ -19,7 +21,7 @@ int main(int argc, char **argv)
     Vec x, b, u;
     KSP ksp;
     PetscInt m = 32, n = 32, Istart, Iend, its;
-    PetscBool zero_pivot = PETSC_FALSE, indefinite = PETSC_FALSE, resolve = PETSC_FALSE;
+    PetscBool zero_pivot = PETSC_FALSE, indefinite = PETSC_FALSE, resolve = PETSC_FALSE, matsolve = PETSC_FALSE;
     PetscReal err;
     KSPConvergedReason reason;
 
@@ -29,6 +31,7 @@ int main(int argc, char **argv)
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-zero_pivot", &zero_pivot, NULL));
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-indefinite", &indefinite, NULL));
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-resolve", &resolve, NULL));
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-matsolve", &matsolve, NULL));
 
     PetscCall(MatCreate(PETSC_COMM_WORLD, &A));
     PetscCall(MatSetSizes(A, PETSC_DECIDE, PETSC_DECIDE, m * n, m * n));
@@ -72,6 +75,39 @@ int main(int argc, char **argv)
                               KSPConvergedReasons[reason], (double)err));
     }
 
+    if (matsolve) { /* the factor of the PC: 3 columns at once vs one by one */
+        PC pc;
+        Mat F, B, X;
+        Vec bk, xk;
+        PetscReal diff = 0;
+        PetscInt N;
+        PetscCall(KSPGetPC(ksp, &pc));
+        PetscCall(PCFactorGetMatrix(pc, &F));
+        PetscCall(MatGetSize(A, &N, NULL));
+        PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, N, 3, NULL, &B));
+        PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, N, 3, NULL, &X));
+        for (PetscInt i = 0; i < N; i++)
+            for (PetscInt k = 0; k < 3; k++) PetscCall(MatSetValue(B, i, k, 1.0 + k * (PetscScalar)(i % 7), INSERT_VALUES));
+        PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+        PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+        PetscCall(MatMatSolve(F, B, X));
+        PetscCall(VecDuplicate(b, &xk));
+        for (PetscInt k = 0; k < 3; k++) {
+            PetscReal e;
+            PetscCall(MatDenseGetColumnVecRead(B, k, &bk));
+            PetscCall(MatSolve(F, bk, xk));
+            PetscCall(MatDenseRestoreColumnVecRead(B, k, &bk));
+            PetscCall(MatDenseGetColumnVecRead(X, k, &bk));
+            PetscCall(VecAXPY(xk, -1.0, bk));
+            PetscCall(MatDenseRestoreColumnVecRead(X, k, &bk));
+            PetscCall(VecNorm(xk, NORM_INFINITY, &e));
+            diff = e > diff ? e : diff;
+        }
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ksp_ex2: matsolve difference %.3e\n", (double)diff));
+        PetscCall(VecDestroy(&xk));
+        PetscCall(MatDestroy(&B));
+        PetscCall(MatDestroy(&X));
+    }
     PetscCall(KSPDestroy(&ksp));
     PetscCall(VecDestroy(&u));
     PetscCall(VecDestroy(&x));

@@ -53,9 +53,16 @@ run_ex2 "icc" 1 CONVERGED_RTOL -pc_type icc -pc_factor_mat_solver_type ata
 run_ex2 "bjacobi" 2 CONVERGED_RTOL -m 40 -pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type ata
 run_ex2 "asm icc" 2 CONVERGED_RTOL -pc_type asm -sub_pc_type icc -sub_pc_factor_mat_solver_type ata
 run_ex2 "refactor on new values" 2 CONVERGED_RTOL -resolve -pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type ata
+run_ex2 "ranks without rows" 4 CONVERGED_RTOL -m 1 -n 3 -pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type ata
 run_ex2 "zero pivot" 1 DIVERGED_PC_FAILED -zero_pivot -pc_type ilu -pc_factor_mat_solver_type ata
 run_ex2 "zero pivot bjacobi" 2 DIVERGED_PC_FAILED -zero_pivot -pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type ata
 run_ex2 "indefinite" 1 DIVERGED_INDEFINITE_MAT -indefinite -pc_type ilu -pc_factor_mat_solver_type ata
+# MatMatSolve (ATA's several-right-hand-side solve) against MatSolve column by column.
+for pc in ilu icc; do
+  out=$(mpi 1 "$ex2" -dll_append "$plugin" -ksp_type cg -pc_type $pc -pc_factor_mat_solver_type ata -mat_ata_threads 2 -matsolve 2>&1 | tail -1)
+  if echo "$out" | awk '/matsolve difference/ {d = $NF} END {exit !(d != "" && d + 0 <= 1e-12)}'; then ok "MatMatSolve, 3 columns ($pc): ${out#ksp_ex2: }"
+  else bad "MatMatSolve ($pc)" "$out"; fi
+done
 # -ksp_view and -help show the factor and the options.
 out=$(mpi 1 "$ex2" -dll_append "$plugin" -ksp_type cg -pc_type ilu -pc_factor_mat_solver_type ata -mat_ata_policy levelset -mat_ata_threads 1 -resolve -ksp_view 2>&1)
 if echo "$out" | grep -q "package used to perform factorization: ata" && echo "$out" | grep -q "ATA L solve: policy levelset" && \
