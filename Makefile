@@ -118,4 +118,4 @@ install: all
 clean:
 	rm -rf build build-asan build-tsan build-hip
 
--include $(LIB_OBJS:.o=.d) $(BENCH_OBJS:.o=.d) $(TEST_BINS:=.d)
+-include $(LIB_OBJS:.o=.d) $(BENCH_OBJS:.o=.d) $(TEST_BINS:=.d) $(TEST_UTIL:.o=.d)
