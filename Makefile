@@ -72,6 +72,9 @@ $(BUILD)/ata-bench: $(BENCH_OBJS) $(BUILD)/libata.a
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL) $(BUILD)/libata.a
 	$(CC) $(LDFLAGS) -o $@ $< $(TEST_UTIL) $(BUILD)/libata.a $(LDLIBS) -lcmocka
+# The GPU test makes its own streams (device-pointer solves): it, not the
+# library, links the GPU runtime.
+$(BUILD)/tests/test_gpu: LDLIBS += $(GPU_LIBS)
 
 # ata-bench records the commit it was built from (bench/machine.c); the
 # header changes only when the commit (or -dirty) does.

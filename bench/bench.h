@@ -56,6 +56,8 @@ typedef struct {
     const char *csv, *json, *plot;
     int argc;
     char **argv;
+    ata_shift shift;        /* pcg: --shift */
+    int nrhs;               /* sptrsv: --nrhs (columns solved together) */
 } bench_opts;
 
 /* One matrix of the run, after loading. */

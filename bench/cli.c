@@ -22,7 +22,8 @@ enum {
 typedef enum {
     O_MATRIX, O_GEN, O_POLICY, O_SERIAL, O_BACKEND, O_THREADS, O_S, O_R,
     O_TRAVERSAL, O_UPLO, O_DIAG, O_PC, O_REORDER, O_RTOL, O_MAXIT, O_MONITOR,
-    O_REPS, O_CSV, O_JSON, O_PLOT, O_QUIET, O_HELP, O_VERSION
+    O_REPS, O_CSV, O_JSON, O_PLOT, O_QUIET, O_HELP, O_VERSION,
+    O_SHIFT, O_NRHS
 } flag_id;
 
 typedef struct {
@@ -57,8 +58,14 @@ static const flag_def flags[] = {
       "triangle of the matrix to solve with (default lower)" },
     { O_DIAG, "--diag", "nonunit|unit", F_SPTRSV, NULL,
       "use the stored diagonal (default) or an implied unit diagonal" },
-    { O_PC, "--pc", "ilu0|ic0|none", F_PCG, "pcg only (b = 1, x0 = 0):",
+    { O_NRHS, "--nrhs", "K", F_SPTRSV, NULL,
+      "solve K right-hand sides together (ata_sptrsv_multi, columns\nb, 2b, .., Kb); the solve time reported is per column (default 1)" },
+    { O_PC, "--pc", "ilu0|ic0|jacobi|none", F_PCG, "pcg only (b = 1, x0 = 0):",
       "preconditioner (default ilu0)" },
+    { O_PC, "--precond", "ilu0|ic0|jacobi|none", F_PCG, NULL,
+      "same as --pc" },
+    { O_SHIFT, "--shift", "none|nonzero|positive-definite", F_PCG, NULL,
+      "diagonal shift of ILU0/IC0 on a bad pivot, as PETSc's\n-pc_factor_shift_type (default none); positive-definite for SPD\nmatrices whose factors are indefinite (e.g. LFAT5, bcsstk13)" },
     { O_REORDER, "--reorder", "none|rcm|nd", F_PCG, NULL,
       "reordering before the factorisation: none (default), reverse\nCuthill-McKee, or METIS nested dissection" },
     { O_RTOL, "--rtol", "X", F_PCG, NULL,
@@ -66,7 +73,7 @@ static const flag_def flags[] = {
     { O_MAXIT, "--maxit", "N", F_PCG, NULL,
       "iteration limit (default 2000)" },
     { O_MONITOR, "--monitor", NULL, F_PCG, NULL,
-      "print the relative residual of every iteration (as PETSc's\n-ksp_monitor does)" },
+      "print, live, the relative residual ||r_k|| / ||b|| of the\nrecurrence at every iteration (as PETSc's -ksp_monitor does)" },
     { O_REPS, "--reps", "N", F_SOLVE, "Measurement (pcg, sptrsv, ilu0):",
       "timed repetitions, the median is reported (default: pcg 1,\nilu0 3, sptrsv 10; sptrsv also runs one untimed warm-up solve)" },
     { O_CSV, "--csv", "FILE", F_ALL, "Output, all commands (the table always goes to stdout):",
@@ -396,10 +403,15 @@ static int apply(bench_opts *o, const flag_def *d, const char *v, int *policy_gi
         else return usage_error("--diag: expected nonunit or unit, got '%s'", v);
         return 0;
     case O_PC:
-        if (!strcmp(v, "ilu0")) o->pc = ATA_PC_ILU0;
-        else if (!strcmp(v, "ic0")) o->pc = ATA_PC_IC0;
-        else if (!strcmp(v, "none")) o->pc = ATA_PC_NONE;
-        else return usage_error("--pc: expected ilu0, ic0 or none, got '%s'", v);
+        if (ata_precond_from_name(v, &o->pc) != ATA_OK)
+            return usage_error("%s: expected ilu0, ic0, jacobi or none, got '%s'", d->name, v);
+        return 0;
+    case O_SHIFT:
+        if (ata_shift_from_name(v, &o->shift) != ATA_OK)
+            return usage_error("--shift: expected none, nonzero or positive-definite, got '%s'", v);
+        return 0;
+    case O_NRHS:
+        if (parse_int(v, 1, &o->nrhs)) return usage_error("--nrhs: expected a positive integer, got '%s'", v);
         return 0;
     case O_REORDER:
         if (!strcmp(v, "none")) o->reorder = ATA_REORDER_NONE;
@@ -437,6 +449,8 @@ int cli_parse(int argc, char **argv, bench_opts *o)
     o->diag = ATA_NON_UNIT;
     o->pc = ATA_PC_ILU0;
     o->reorder = ATA_REORDER_NONE;
+    o->shift = ATA_SHIFT_NONE;
+    o->nrhs = 1;
     o->argc = argc;
     o->argv = argv;
     if (argc < 2) {         /* a short reminder, not the whole --help */

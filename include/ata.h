@@ -375,7 +375,8 @@ typedef struct {
 } ata_pcg_result;
 
 ATA_API ata_pcg_options ata_pcg_defaults(void);
-/* Solve A x = b. A square, symmetric positive definite expected. */
+/* Solve A x = b. A square, symmetric positive definite expected. One call
+ * = ata_pcg_setup + ata_pcg_solve + ata_pcg_destroy (bitwise the same x). */
 ATA_API ata_status ata_pcg(ata_context *ctx, const ata_csr *A, const double *b,
                    double *x, const ata_pcg_options *opt, ata_pcg_result *res);
 ATA_API void ata_pcg_result_free(ata_pcg_result *res);

@@ -405,6 +405,8 @@ struct ata_factor {
     factor_core *core;
     double *vb, *vx;        /* GPU: device staging of host b and x */
     int nnz;
+    double *tmpm;           /* CPU: n x nrhs between the two multi-column solves */
+    size_t tmpm_len;
 };
 
 ata_status ata_factor_setup(ata_context *ctx, const ata_csr *A, const ata_factor_options *opt_in, ata_factor **out)
@@ -458,6 +460,64 @@ ata_status ata_factor_solve(ata_factor *F, const double *b, double *x)
     return solve_host(F, b, x);
 }
 
+ata_status ata_factor_solve_multi(ata_factor *F, int nrhs, const double *B, int ldb, double *X, int ldx)
+{
+    if (!F || !B || !X) return ata_fail(ATA_ERR_ARG, "factor solve: NULL argument");
+    factor_core *f = F->core;
+    const int n = f->n;
+    if (nrhs < 0 || ldb < n || ldx < n)
+        return ata_fail(ATA_ERR_ARG, "factor solve: nrhs = %d, ldb = %d, ldx = %d (n = %d)", nrhs, ldb, ldx, n);
+    if (nrhs == 0) return ATA_OK;
+    if (B < X + (size_t)(nrhs - 1) * ldx + n && X < B + (size_t)(nrhs - 1) * ldb + n)
+        return ata_fail(ATA_ERR_ARG, "factor solve: B and X overlap");
+    if (!f->valid) return factor_core_apply(f, B, X, NULL, NULL);   /* the zero-pivot status */
+    if (!f->ctx || f->ctx->backend != ATA_BACKEND_CPU) {
+        for (int c = 0; c < nrhs; c++) ATA_TRY(solve_host(F, B + (size_t)c * ldb, X + (size_t)c * ldx));
+        return ATA_OK;
+    }
+    if (!f->Up) return ata_sptrsv_multi(f->Lp, nrhs, B, ldb, X, ldx);
+    const size_t need = (size_t)n * nrhs;
+    if (F->tmpm_len < need) {
+        double *t = realloc(F->tmpm, need * sizeof *t);
+        if (!t) return ata_fail(ATA_ERR_NOMEM, "factor solve: out of memory for %d columns", nrhs);
+        F->tmpm = t;
+        F->tmpm_len = need;
+    }
+    ATA_TRY(ata_sptrsv_multi(f->Lp, nrhs, B, ldb, F->tmpm, n));
+    return ata_sptrsv_multi(f->Up, nrhs, F->tmpm, n, X, ldx);
+}
+
+ata_status ata_factor_solve_ex(ata_factor *F, const double *b, double *x, const ata_solve_args *args)
+{
+    ata_solve_args a = args ? *args : ata_solve_defaults();
+    if (!F || !b || !x) return ata_fail(ATA_ERR_ARG, "factor solve: NULL argument");
+    factor_core *f = F->core;
+    const int ldb = a.ldb ? a.ldb : f->n, ldx = a.ldx ? a.ldx : f->n;
+    if (a.mem != ATA_MEM_HOST && a.mem != ATA_MEM_DEVICE)
+        return ata_fail(ATA_ERR_ARG, "factor solve: unknown memory space %d", (int)a.mem);
+    if (a.mem == ATA_MEM_HOST || !f->ctx || f->ctx->backend == ATA_BACKEND_CPU) {
+        if (a.mem == ATA_MEM_DEVICE && !f->ctx)
+            return ata_fail(ATA_ERR_ARG, "factor solve: device pointers need a context (this factor is the serial reference)");
+        if (a.nrhs == 1) return ata_factor_solve(F, b, x);
+        return ata_factor_solve_multi(F, a.nrhs, b, ldb, x, ldx);
+    }
+    /* Device pointers on a GPU: the two solves through the plans, in stream
+     * order; tmp is the factor's device vector. */
+    if (!f->valid) return factor_core_apply(f, b, x, NULL, NULL);
+    if (a.nrhs < 0 || ldb < f->n || ldx < f->n)
+        return ata_fail(ATA_ERR_ARG, "factor solve: nrhs = %d, ldb = %d, ldx = %d (n = %d)", a.nrhs, ldb, ldx, f->n);
+    ata_solve_args one = a;
+    one.nrhs = 1;
+    for (int c = 0; c < a.nrhs; c++) {
+        const double *bc = b + (size_t)c * ldb;
+        double *xc = x + (size_t)c * ldx;
+        if (!f->Up) { ATA_TRY(ata_sptrsv_ex(f->Lp, bc, xc, &one)); continue; }
+        ATA_TRY(ata_sptrsv_ex(f->Lp, bc, f->tmp, &one));
+        ATA_TRY(ata_sptrsv_ex(f->Up, f->tmp, xc, &one));
+    }
+    return ATA_OK;
+}
+
 int ata_factor_pivot_row(const ata_factor *F)
 {
     return F ? F->core->pivot_row : -1;
@@ -493,5 +553,6 @@ void ata_factor_destroy(ata_factor *F)
         if (F->vx) ctx->ops->vec_free(ctx, F->vx);
     }
     factor_core_free(F->core);
+    free(F->tmpm);
     free(F);
 }

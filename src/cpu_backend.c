@@ -228,4 +228,5 @@ const ata_backend_ops cpu_backend_ops = {
     .spmv_dot = cpu_spmv_dot,
     .cg_update = cpu_cg_update,
     .plan_values = cpu_exec_set_values,
+    .sptrsv_multi = cpu_exec_sptrsv_multi,
 };

@@ -40,6 +40,7 @@ typedef struct {
     atomic_int bad_row;     /* smallest row with a zero pivot (ILU0) or a
                                non-finite x_i (solves) */
     int *work;              /* ILU0: n ints per worker, all -1 */
+    int nrhs, ldb, ldx;     /* pull with several columns (nrhs > 1) */
 } exec_job;
 
 /* Bounded spin until *f == want (a done flag reaching the epoch, or a
@@ -141,6 +142,119 @@ static int pull_block(exec_job *J, int k0, int k1, int tracked)
     return 0;
 }
 
+/* Pull with J->nrhs columns: each row's entries are read once and applied
+ * to every column (the matrix traffic and the dependency waits amortised
+ * over the columns). Per column, the same operations in the same order as
+ * pull_block: bitwise the single-column result. b and x are kept by
+ * position, row-major (the columns of a row side by side) in the plan's
+ * xwork: gathered from B before the solve and scattered to X after
+ * (multi_gather / multi_scatter), so the solve itself streams. */
+#define EXEC_MAX_COLS 16
+#define EXEC_GATHER_BLOCK 256
+/* m is a compile-time constant at every call (2, 4, 8, 16): the column
+ * loops unroll and the sums stay in registers (measured: a run-time m kept
+ * them on the stack and cost more than the matrix traffic saved). */
+static inline __attribute__((always_inline)) int pull_multi_m(exec_job *J, int k0, int k1, int tracked,
+                                                               const int m, const int direct)
+{
+    const ata_plan *p = J->p;
+    const int *restrict Tp = p->T->rowptr, *restrict Tj = p->T->col, *restrict order = p->sched.order;
+    const double *restrict Tx = p->T->val;
+    double *xp = p->xwork;  /* not restrict: other workers write it */
+    const double *restrict bw = p->xwork + (size_t)p->n * m;
+    const double *restrict b = J->b;
+    double *restrict x = J->x;
+    const size_t ldb = (size_t)J->ldb, ldx = (size_t)J->ldx;
+    atomic_uint *done = (atomic_uint *)p->done;
+    const uint32_t epoch = J->epoch;
+    const int nonunit = p->opt.diag == ATA_NON_UNIT, lower = p->opt.uplo == ATA_LOWER;
+    double s[EXEC_MAX_COLS];
+    int bad = 0;
+    for (int k = k0; k < k1; k++) {
+        int lo = Tp[k], hi = Tp[k + 1];
+        double d = 1;
+        if (nonunit) d = lower ? Tx[--hi] : Tx[lo++];
+        const int i = order[k];
+        if (direct) for (int c = 0; c < m; c++) s[c] = b[i + c * ldb];
+        else for (int c = 0; c < m; c++) s[c] = bw[(size_t)k * m + c];
+        for (int q = lo; q < hi; q++) {
+            const int j = Tj[q];
+            if (tracked && atomic_load_explicit(&done[j], memory_order_acquire) != epoch &&
+                wait_u32(J, &done[j], epoch, i, order[j]))
+                return -1;
+            const double t = Tx[q], *xj = xp + (size_t)j * m;
+            for (int c = 0; c < m; c++) s[c] -= t * xj[c];
+        }
+        if (nonunit)
+            for (int c = 0; c < m; c++) s[c] /= d;
+        double *xk = xp + (size_t)k * m;
+        for (int c = 0; c < m; c++) {
+            xk[c] = s[c];
+            if (direct) x[i + c * ldx] = s[c];
+            bad |= !(s[c] - s[c] == 0);   /* NaN or Inf */
+        }
+        atomic_store_explicit(&done[k], epoch, memory_order_release);
+    }
+    if (bad)
+        for (int k = k0; k < k1; k++)
+            for (int c = 0; c < m; c++)
+                if (!isfinite(xp[(size_t)k * m + c])) note_bad_row(J, order[k]);
+    return 0;
+}
+
+static int pull_block_multi(exec_job *J, int k0, int k1, int tracked)
+{
+    /* direct: the plan's order is the identity (a matrix already in level
+     * order, as PCG's layout makes it): B and X are streams as they are. */
+    const int direct = J->p->xorder_identity;
+    switch (J->nrhs * 2 + direct) {
+    case 4: return pull_multi_m(J, k0, k1, tracked, 2, 0);
+    case 5: return pull_multi_m(J, k0, k1, tracked, 2, 1);
+    case 8: return pull_multi_m(J, k0, k1, tracked, 4, 0);
+    case 9: return pull_multi_m(J, k0, k1, tracked, 4, 1);
+    case 16: return pull_multi_m(J, k0, k1, tracked, 8, 0);
+    case 17: return pull_multi_m(J, k0, k1, tracked, 8, 1);
+    case 33: return pull_multi_m(J, k0, k1, tracked, 16, 1);
+    default: return pull_multi_m(J, k0, k1, tracked, 16, 0);  /* cpu_exec_sptrsv_multi's blocks only */
+    }
+}
+
+/* Gather and scatter run in index order (position pos[i] of row i): B is
+ * read and X written as streams, and each row of the position-ordered
+ * block is a whole cache line or more. Walking positions instead, with m
+ * columns, needs m times the cache to reuse a line of B (measured: the
+ * staging cost twice the solve at m = 16). Blocks of rows keep the block's
+ * lines in cache while its columns go by. */
+static void multi_gather(exec_job *J, int tid, int nt)
+{
+    const ata_plan *p = J->p;
+    const int m = J->nrhs, *pos = p->xpos;
+    const int lo = (int)((long long)p->n * tid / nt), hi = (int)((long long)p->n * (tid + 1) / nt);
+    double *bw = p->xwork + (size_t)p->n * m;
+    for (int i0 = lo; i0 < hi; i0 += EXEC_GATHER_BLOCK) {
+        const int i1 = hi - i0 < EXEC_GATHER_BLOCK ? hi : i0 + EXEC_GATHER_BLOCK;
+        for (int c = 0; c < m; c++) {
+            const double *b = J->b + (size_t)c * J->ldb;
+            for (int i = i0; i < i1; i++) bw[(size_t)pos[i] * m + c] = b[i];
+        }
+    }
+}
+
+static void multi_scatter(exec_job *J, int tid, int nt)
+{
+    const ata_plan *p = J->p;
+    const int m = J->nrhs, *pos = p->xpos;
+    const int lo = (int)((long long)p->n * tid / nt), hi = (int)((long long)p->n * (tid + 1) / nt);
+    const double *xw = p->xwork;
+    for (int i0 = lo; i0 < hi; i0 += EXEC_GATHER_BLOCK) {
+        const int i1 = hi - i0 < EXEC_GATHER_BLOCK ? hi : i0 + EXEC_GATHER_BLOCK;
+        for (int c = 0; c < m; c++) {
+            double *x = J->x + (size_t)c * J->ldx;
+            for (int i = i0; i < i1; i++) x[i] = xw[(size_t)pos[i] * m + c];
+        }
+    }
+}
+
 static int run_push_col(exec_job *J, int k, int j, int tracked)
 {
     const ata_plan *p = J->p;
@@ -194,6 +308,11 @@ static void exec_worker(void *arg, int tid, int nt)
         for (int k = lo; k < hi; k++) xp[k] = J->b[p->sched.order[k]];
         if (cpu_barrier_wait(&J->bar, &sense, &J->ctl)) return;
     }
+    const int multi = J->mode == EXEC_PULL && J->nrhs > 1 && !p->xorder_identity;   /* staged */
+    if (multi) {
+        multi_gather(J, tid, nt);
+        if (cpu_barrier_wait(&J->bar, &sense, &J->ctl)) return;
+    }
     int r = 0;  /* current run; runs never straddle atasks */
     for (int a = 0; a < s->natasks; a++) {
         if (a > 0 && (s->flags[a] & ATASK_BARRIER) && cpu_barrier_wait(&J->bar, &sense, &J->ctl)) return;
@@ -203,7 +322,7 @@ static void exec_worker(void *arg, int tid, int nt)
             const long long lo = s->run_ptr[r], len = s->run_ptr[r + 1] - lo;
             const int k0 = (int)(lo + len * tid / nt), k1 = (int)(lo + len * (tid + 1) / nt);
             if (J->mode == EXEC_PULL) {
-                if (pull_block(J, k0, k1, tracked)) return;
+                if (J->nrhs > 1 ? pull_block_multi(J, k0, k1, tracked) : pull_block(J, k0, k1, tracked)) return;
                 continue;
             }
             for (int k = k0; k < k1; k++) {
@@ -213,9 +332,11 @@ static void exec_worker(void *arg, int tid, int nt)
             }
         }
     }
+    if (multi && !cpu_barrier_wait(&J->bar, &sense, &J->ctl)) multi_scatter(J, tid, nt);
 }
 
-static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, int *work)
+static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *x, int *work,
+                                int nrhs, int ldb, int ldx)
 {
     ata_context *ctx = p->ctx;
     exec_job J;
@@ -224,6 +345,9 @@ static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, in
     J.b = b;
     J.x = x;
     J.work = work;
+    J.nrhs = nrhs;
+    J.ldb = ldb;
+    J.ldx = ldx;
     J.epoch = mode == EXEC_PUSH ? 0 : plan_next_epoch(p);
     cpu_barrier_init(&J.bar, cpu_pool_size(ctx->pool));
     atomic_init(&J.ctl.abort, 0);
@@ -245,8 +369,18 @@ static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, in
     if (mode != EXEC_ILU0 && p->opt.uplo == ATA_UPPER) bad = p->n - 1 - bad;
     if (mode == EXEC_ILU0)
         return ata_fail(ATA_ERR_ZERO_PIVOT, "ilu0: zero pivot in row %d (u_ii = %g)", bad, x[p->diag[bad]]);
+    if (nrhs > 1)   /* the first row with a non-finite value in any column */
+        for (int c = 0; c < nrhs; c++)
+            if (!isfinite(x[bad + (size_t)c * ldx]))
+                return ata_fail(ATA_ERR_NONFINITE, "sptrsv: row %d, column %d: x = %g is not finite (overflow, "
+                                "or NaN/Inf in b)", bad, c, x[bad + (size_t)c * ldx]);
     return ata_fail(ATA_ERR_NONFINITE, "sptrsv: row %d: x = %g is not finite (overflow, or NaN/Inf in b)",
                     bad, x[bad]);
+}
+
+static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, int *work)
+{
+    return exec_run_cols(p, mode, b, x, work, 1, p->n, p->n);
 }
 
 /* A solve plan in position space: row k of the stored triangle is row
@@ -312,8 +446,46 @@ ata_status cpu_exec_set_values(ata_plan *p, const double *val)
     return ATA_OK;
 }
 
+/* Columns in blocks of 16, 8, 4, 2 or 1 (largest first), each block one
+ * pass over the plan (pull); push solves column by column. */
+ata_status cpu_exec_sptrsv_multi(ata_plan *p, int nrhs, const double *B, int ldb, double *X, int ldx)
+{
+    for (int c0 = 0, m; c0 < nrhs; c0 += m) {
+        for (m = EXEC_MAX_COLS; m > nrhs - c0; m /= 2) {}
+        const double *b = B + (size_t)c0 * ldb;
+        double *x = X + (size_t)c0 * ldx;
+        if (p->opt.traversal == ATA_PUSH || m == 1) {
+            for (int c = 0; c < m; c++) ATA_TRY(cpu_exec_sptrsv(p, b + (size_t)c * ldb, x + (size_t)c * ldx));
+            continue;
+        }
+        const size_t need = 2 * (size_t)p->n * m + 1;     /* x and b by position */
+        if (!p->xpos) {
+            if (!(p->xpos = malloc(((size_t)p->n + 1) * sizeof *p->xpos)))
+                return ata_fail(ATA_ERR_NOMEM, "sptrsv: out of memory (n = %d)", p->n);
+            p->xorder_identity = 1;
+            for (int k = 0; k < p->n; k++) {
+                p->xpos[p->sched.order[k]] = k;
+                if (p->sched.order[k] != k) p->xorder_identity = 0;
+            }
+        }
+        if (p->xwork_len < need) {
+            double *w = realloc(p->xwork, need * sizeof *w);
+            if (!w) return ata_fail(ATA_ERR_NOMEM, "sptrsv: out of memory for %d columns of %d rows", m, p->n);
+            p->xwork = w;
+            p->xwork_len = need;
+        }
+        ATA_TRY(exec_run_cols(p, EXEC_PULL, b, x, NULL, m, ldb, ldx));
+    }
+    return ATA_OK;
+}
+
 void cpu_exec_release(ata_plan *p)
 {
+    free(p->xwork);
+    free(p->xpos);
+    p->xpos = NULL;
+    p->xwork = NULL;
+    p->xwork_len = 0;
     if (p->kind == PLAN_SPTRSV) free(p->dev);
     p->dev = NULL;
 }

@@ -12,5 +12,7 @@ void cpu_exec_release(ata_plan *p);
 ata_status cpu_exec_set_values(ata_plan *p, const double *val);
 ata_status cpu_exec_sptrsv(ata_plan *p, const double *b, double *x);
 ata_status cpu_exec_ilu0(ata_plan *p);
+/* nrhs column-major columns (leading dimensions ldb, ldx), host arrays. */
+ata_status cpu_exec_sptrsv_multi(ata_plan *p, int nrhs, const double *B, int ldb, double *X, int ldx);
 
 #endif

@@ -944,6 +944,60 @@ static ata_status gpu_axpby(ata_context *ctx, size_t n, double a, const double *
     return ATA_OK;
 }
 
+/* A solve on the caller's device pointers. The context's stream first waits
+ * for the work queued on `stream` (an event: no host wait), then runs the
+ * solve and a dot x'x, whose non-finite value flags overflow or NaN on the
+ * device; the one host synchronisation reads the state word and that dot
+ * (finish). Only when the dot is not finite is x copied down, to name the
+ * first bad row in solve order (what the CPU would name). */
+static ata_status gpu_sptrsv_stream(ata_plan *p, const double *b, double *x, void *stream)
+{
+    gpu_plan *d = p->dev;
+    gpu_ctx *g = GC(p->ctx);
+    if (!d) return ata_fail(ATA_ERR_INTERNAL, "sptrsv: plan was not uploaded");
+    if (p->n == 0) return ATA_OK;
+    GCHECK(GPU(SetDevice)(g->device));
+    GPU(Stream_t) us = (GPU(Stream_t))stream;
+    GPU(Event_t) ev = NULL;
+    double *hx = NULL;
+    ata_status st = ATA_OK;
+    if (us && us != g->stream) {
+        GCHECK(GPU(EventCreateWithFlags)(&ev, GPU(EventDisableTiming)));
+        GCHECK_GO(GPU(EventRecord)(ev, us));
+        GCHECK_GO(GPU(StreamWaitEvent)(g->stream, ev, 0));
+    }
+    if (d->vendor) {
+        if ((st = vendor_sptrsv(p, b, x)) != ATA_OK) goto fail;
+    } else {
+        ata_gpu_args a = base_args(p);
+        a.b = b;
+        a.x = x;
+        GPU(GraphExec_t) exec = graph_for(p, &a);
+        if (exec) GCHECK_GO(GPU(GraphLaunch)(exec, g->stream));
+        else if ((st = enqueue_all(p, &a)) != ATA_OK) goto fail;
+    }
+    int e = ata_gpu_dot((long long)p->n, x, x, g->dot_partial, g->dot_grid, g->dot_out, SV(g));
+    if (e) { st = gfail((gpu_err)e, "non-finite check (dot)"); goto fail; }
+    GCHECK_GO(GPU(MemcpyAsync)(g->host_scalar, g->dot_out, sizeof(double), GPU(MemcpyDeviceToHost), g->stream));
+    if ((st = finish(p, "sptrsv")) != ATA_OK) goto fail;
+    if (!isfinite(*g->host_scalar)) {
+        if (!(hx = malloc((size_t)p->n * sizeof *hx))) { st = ata_fail(ATA_ERR_NOMEM, "sptrsv: out of memory"); goto fail; }
+        if ((st = download(g, hx, x, (size_t)p->n * sizeof *hx)) != ATA_OK) goto fail;
+        for (int k = 0; k < p->n; k++) {
+            int i = p->opt.uplo == ATA_LOWER ? k : p->n - 1 - k;
+            if (!isfinite(hx[i])) {
+                st = ata_fail(ATA_ERR_NONFINITE, "sptrsv: row %d: x = %g is not finite (overflow, or NaN/Inf in b)",
+                              i, hx[i]);
+                break;
+            }
+        }
+    }
+fail:
+    free(hx);
+    if (ev) (void)GPU(EventDestroy)(ev);
+    return st;
+}
+
 /* New values on the plan's pattern: host copy, device copy, and the vendor
  * objects rebuilt (their analysis depends on the values). */
 static ata_status gpu_plan_values(ata_plan *p, const double *val)
@@ -988,6 +1042,7 @@ const ata_backend_ops OPS_NAME = {
     .dot = gpu_dot,
     .axpby = gpu_axpby,
     .plan_values = gpu_plan_values,
+    .sptrsv_stream = gpu_sptrsv_stream,
 };
 
 #else

@@ -41,6 +41,10 @@ struct ata_plan {
     double *vb, *vx;        /* GPU: device staging of ata_sptrsv's host b and x */
     ata_plan_info info;
     void *dev;              /* backend's device copy of all the above */
+    double *xwork;          /* CPU: position-ordered x of multi-column solves */
+    size_t xwork_len;       /* (doubles), grown on demand */
+    int *xpos;              /* CPU: position of each row (multi-column solves) */
+    int xorder_identity;    /* CPU: order[k] == k for every k (set with xpos) */
 };
 
 /* Shared analysis for both kinds (called by the public plan constructors). */

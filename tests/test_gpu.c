@@ -388,6 +388,88 @@ static void test_context_errors(void **state)
     assert_true(ata_backend_available(GPU_BACKEND));
 }
 
+/* Device pointers and streams (ata_sptrsv_ex, ata_factor_solve_ex, ata_vec_*):
+ * the same bits as the host path and the reference (pull), several columns
+ * with a leading dimension, the caller's stream (CUDA), and a non-finite
+ * row found on the device and named. */
+static void test_device_pointers(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    ata_context *ctx = make_ctx(10);
+    ata_csr *A;
+    TU_OK(ata_gen_from_spec("lap2d:60,perm=7", &A));
+    const int n = A->nrows, K = 3, ld = n + 5;
+    double *hb = malloc((size_t)ld * K * sizeof *hb), *hx = malloc((size_t)ld * K * sizeof *hx),
+           *xr = malloc((size_t)n * sizeof *xr);
+    for (int c = 0; c < K; c++) tu_random_vec(hb + (size_t)c * ld, n, 20 + c);
+    double *db, *dx;
+    TU_OK(ata_vec_alloc(ctx, (size_t)ld * K, &db));
+    TU_OK(ata_vec_alloc(ctx, (size_t)ld * K, &dx));
+    TU_OK(ata_vec_upload(ctx, db, hb, (size_t)ld * K));
+    void *stream = NULL;
+#if defined(ATA_HAVE_CUDA) && !defined(ATA_HAVE_HIP)
+    /* a stream of the caller's (the runtime is linked into the tests) */
+    extern int cudaStreamCreate(void **s);
+    extern int cudaStreamDestroy(void *s);
+    if (cudaStreamCreate(&stream) != 0) stream = NULL;
+#endif
+    for (int up = 0; up < 2; up++)
+        for (int k = 0; k < NPOL; k++) {
+            ata_plan_options po = ata_plan_defaults();
+            po.policy = gpu_policies[k];
+            po.uplo = up ? ATA_UPPER : ATA_LOWER;
+            ata_plan *p;
+            TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
+            for (int st = 0; st < 2; st++) {
+                ata_solve_args sa = ata_solve_defaults();
+                sa.mem = ATA_MEM_DEVICE;
+                sa.stream = st ? stream : NULL;
+                sa.nrhs = K;
+                sa.ldb = sa.ldx = ld;
+                TU_OK(ata_sptrsv_ex(p, db, dx, &sa));
+                TU_OK(ata_vec_download(ctx, hx, dx, (size_t)ld * K));
+                for (int c = 0; c < K; c++) {
+                    TU_OK(ata_ref_sptrsv_csr(A, po.uplo, ATA_NON_UNIT, hb + (size_t)c * ld, xr));
+                    tu_check_solution(A, "device pointers", &po, hb + (size_t)c * ld, hx + (size_t)c * ld, xr, n);
+                }
+            }
+            ata_plan_destroy(p);
+        }
+    /* a NaN in b at row 7 of column 1: the device finds it, the row is named */
+    ata_plan *p;
+    TU_OK(ata_sptrsv_plan_create(ctx, A, NULL, &p));
+    hb[ld + 7] = NAN;
+    TU_OK(ata_vec_upload(ctx, db, hb, (size_t)ld * K));
+    ata_solve_args sa = ata_solve_defaults();
+    sa.mem = ATA_MEM_DEVICE;
+    sa.nrhs = K;
+    sa.ldb = sa.ldx = ld;
+    assert_int_equal(ata_sptrsv_ex(p, db, dx, &sa), ATA_ERR_NONFINITE);
+    assert_non_null(strstr(ata_last_error(), "row "));
+    hb[ld + 7] = 1;
+    TU_OK(ata_vec_upload(ctx, db, hb, (size_t)ld * K));
+    ata_plan_destroy(p);
+    /* the factor on device pointers equals its host solve */
+    ata_factor *F;
+    TU_OK(ata_factor_setup(ctx, A, NULL, &F));
+    sa.nrhs = 1;
+    sa.stream = stream;
+    TU_OK(ata_factor_solve_ex(F, db, dx, &sa));
+    TU_OK(ata_vec_download(ctx, hx, dx, (size_t)n));
+    TU_OK(ata_factor_solve(F, hb, xr));
+    assert_memory_equal(hx, xr, (size_t)n * sizeof *xr);
+    ata_factor_destroy(F);
+#if defined(ATA_HAVE_CUDA) && !defined(ATA_HAVE_HIP)
+    if (stream) cudaStreamDestroy(stream);
+#endif
+    ata_vec_free(ctx, db);
+    ata_vec_free(ctx, dx);
+    free(hb); free(hx); free(xr);
+    ata_csr_free(A);
+    ata_context_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -402,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_corrupt_plan_times_out),
         cmocka_unit_test(test_pcg),
         cmocka_unit_test(test_large),
+        cmocka_unit_test(test_device_pointers),
     };
 #if defined(ATA_HAVE_CUDA) || defined(ATA_HAVE_HIP)
     ata_context_options o = ata_context_defaults();
