@@ -130,7 +130,7 @@ install: all
 clean:
 	rm -rf build build-asan build-tsan build-hip
 
--include $(LIB_OBJS:.o=.d) $(BENCH_OBJS:.o=.d) $(TEST_BINS:=.d)
+-include $(LIB_OBJS:.o=.d) $(BENCH_OBJS:.o=.d) $(TEST_BINS:=.d) $(TEST_UTIL:.o=.d)
 
 # Fuzzing (tests/fuzz/): libFuzzer targets for the reader and the public
 # API under ASan+UBSan with clang-14 (`bash .ci/deps.sh fuzz`), each run for

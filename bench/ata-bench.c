@@ -283,7 +283,7 @@ static void sptrsv_release(sptrsv_setup *s)
 }
 
 /* --nrhs K: columns b, 2b, .., Kb solved together (ata_sptrsv_multi; the
- * serial reference column by column); every column checked against the
+ * serial baseline column by column); every column checked against the
  * scaled reference; the time recorded is per column. */
 static void run_sptrsv_multi(bench_state *st, const ata_csr *A, sptrsv_setup *su, bench_run *r, ata_plan *plan,
                              double *t)
@@ -328,7 +328,7 @@ static void run_sptrsv_multi(bench_state *st, const ata_csr *A, sptrsv_setup *su
             t[r->reps++] = (t1 - t0) / K;
         }
     }
-    r->solve_s = median(t, r->reps);
+    r->solve_s = median_range(t, r->reps, &r->time_min_s, &r->time_max_s);
 out:
     free(B);
     free(X);
