@@ -61,12 +61,6 @@ if ! cc -std=c11 $cflags -o "$prefix/example_static" tests/example_sptrsv.c "$li
   fail "example does not link statically (libata.a + static_libs)"; fi
 out=$("$prefix/example_static") || { echo "$out"; fail "static example run"; }
 case "$out" in "success: x[0] = 0.250000"*) ;; *) fail "static example: unexpected answer: $out";; esac
-# The split-API example: setup once, solve 6 steps, 1 value update.
-if ! cc -std=c11 $cflags -o "$prefix/example_pcg" tests/example_pcg.c $libs -Wl,-rpath,"$libdir"; then
-  fail "example_pcg does not build against the installed copy"; fi
-out=$(ATA_NO_GPU_WARN=1 OMP_NUM_THREADS=2 "$prefix/example_pcg" lap3d:16 6 1) || { echo "$out"; fail "example_pcg run"; }
-echo "$out"
-case "$out" in "lap3d:16: success, 6 steps, 1 updates"*) ;; *) fail "example_pcg: unexpected answer";; esac
 "$prefix/bin/ata-bench" --help >/dev/null || fail "installed ata-bench --help"
 
 # --- a GPU-built install where the GPU cannot load: CPU under auto, a clear
