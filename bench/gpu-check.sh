@@ -16,7 +16,6 @@
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-export ATA_BACKEND_PATH=$ROOT/build   # the GPU module, for build/tests/test_gpu and ata-bench
 OUT=${1:-bench/out/gpu-check-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -29,6 +28,7 @@ KIND=${GPU_CHECK_KIND:-cuda}
 if [ -z "${GPU_CHECK_KIND:-}" ] && ! command -v nvidia-smi >/dev/null && command -v rocminfo >/dev/null &&
    rocminfo 2>/dev/null | grep -q 'gfx9'; then KIND=hip; fi
 if [ "$KIND" = hip ]; then BDIR=build-hip; else BDIR=build; fi
+export ATA_BACKEND_PATH=$ROOT/$BDIR   # the GPU module, for $BDIR/tests/test_gpu and ata-bench
 exec > >(tee "$OUT/gpu-check.log") 2>&1
 
 notes=()            # one line per problem, repeated in the summary
