@@ -284,9 +284,21 @@ __device__ __forceinline__ void ilu0_row_group(const ata_gpu_args &a, int lo, in
         const double lik = Ax[p] / Ax[dk];
         ata_group_sync(gm);                 /* all lanes read Ax[p] before it changes */
         if (w.lig == 0) Ax[p] = lik;
-        for (int q = dk + 1 + w.lig; q < ek; q += w.G) {
-            const int wpos = find_col(a.idx, p + 1, hi, a.idx[q]);
-            if (wpos >= 0) Ax[wpos] = Ax[wpos] - ATA_DMUL(lik, Ax[q]);
+        if ((long long)(hi - p - 1) * 16 < ek - dk - 1) {
+            /* Row k is much longer than the rest of row i (a dense early
+             * row): look row i's columns up in row k instead, so the row
+             * costs O(rest of i * log k), not O(k) (src/ilu0_row.h does the
+             * same). Each a_ij still gets l_ik * u_kj subtracted once, by one
+             * lane: bitwise the other branch. */
+            for (int wq = p + 1 + w.lig; wq < hi; wq += w.G) {
+                const int q = find_col(a.idx, dk + 1, ek, a.idx[wq]);
+                if (q >= 0) Ax[wq] = Ax[wq] - ATA_DMUL(lik, Ax[q]);
+            }
+        } else {
+            for (int q = dk + 1 + w.lig; q < ek; q += w.G) {
+                const int wpos = find_col(a.idx, p + 1, hi, a.idx[q]);
+                if (wpos >= 0) Ax[wpos] = Ax[wpos] - ATA_DMUL(lik, Ax[q]);
+            }
         }
     }
     ata_group_sync(gm);
