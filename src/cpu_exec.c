@@ -20,6 +20,7 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cpu_exec.h"
@@ -48,11 +49,21 @@ typedef struct {
                                non-finite x_i (solves) */
     int *work;              /* ILU0: n ints per worker, all -1 */
     exec_progress prog[EXEC_MAX_THREADS];
+    atomic_uint rows64;     /* bumped every 64 rows any worker finishes */
     int nrhs, ldb, ldx;     /* pull with several columns (nrhs > 1) */
+    int col0;               /* first column of this block (messages) */
 } exec_job;
 
 /* Rows finished: wake dependency waiters if any sleep (see cpu_event). */
 static inline void exec_publish(exec_job *J) { cpu_event_notify(&J->ev); }
+
+/* 64 more rows finished inside a block: progress too, so a waiter whose
+ * producer is still inside a long block does not time out (dep_check). */
+static inline void exec_rows_done(exec_job *J)
+{
+    atomic_fetch_add_explicit(&J->rows64, 1, memory_order_relaxed);
+    exec_publish(J);
+}
 
 /* A block finished: progress for the waiters' deadline (dep_check). */
 static inline void exec_block_done(exec_job *J, int tid, unsigned blocks)
@@ -84,7 +95,7 @@ static int dep_check(void *a, double now)
     dep_wait *w = a;
     exec_job *J = w->J;
     if (atomic_load_explicit(&J->ctl.abort, memory_order_relaxed)) return -1;
-    unsigned sum = 0;
+    unsigned sum = atomic_load_explicit(&J->rows64, memory_order_relaxed);
     for (int t = 0; t < J->nt; t++) sum += atomic_load_explicit(&J->prog[t].v, memory_order_relaxed);
     if (w->t_prog == 0 || sum != w->seen) { w->seen = sum; w->t_prog = now; return 0; }
     if (now - w->t_prog <= J->ctl.deadline_s) return 0;
@@ -169,7 +180,7 @@ static int pull_block(exec_job *J, int k0, int k1, int tracked)
                     return -1;
                 s -= Tx[q] * xp[j];
             }
-            if (((k - k0) & 63) == 63) exec_publish(J);
+            if (((k - k0) & 63) == 63) exec_rows_done(J);
         } else {
             for (int q = lo; q < hi; q++) s -= Tx[q] * xp[Tj[q]];
         }
@@ -237,7 +248,7 @@ static inline __attribute__((always_inline)) int pull_multi_m(exec_job *J, int k
             bad |= !(s[c] - s[c] == 0);   /* NaN or Inf */
         }
         atomic_store_explicit(&done[k], epoch, memory_order_release);
-        if (tracked && ((k - k0) & 63) == 63) exec_publish(J);   /* as pull_block */
+        if (tracked && ((k - k0) & 63) == 63) exec_rows_done(J);   /* as pull_block */
     }
     if (bad)
         for (int k = k0; k < k1; k++)
@@ -375,7 +386,7 @@ static void exec_worker(void *arg, int tid, int nt)
                 int i = s->order[k];
                 int rc = J->mode == EXEC_PUSH ? run_push_col(J, k, i, tracked) : run_ilu0_row(J, i, tracked, work);
                 if (rc) return;
-                if (((k - k0) & 63) == 63) exec_publish(J);
+                if (((k - k0) & 63) == 63) exec_rows_done(J);
             }
             exec_block_done(J, tid, ++blocks);
         }
@@ -384,7 +395,7 @@ static void exec_worker(void *arg, int tid, int nt)
 }
 
 static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *x, int *work,
-                                int nrhs, int ldb, int ldx)
+                                int nrhs, int ldb, int ldx, int col0)
 {
     ata_context *ctx = p->ctx;
     exec_job J;     /* ~16 KB with its progress counters */
@@ -397,11 +408,13 @@ static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *
     J.nrhs = nrhs;
     J.ldb = ldb;
     J.ldx = ldx;
+    J.col0 = col0;
     J.epoch = mode == EXEC_PUSH ? 0 : plan_next_epoch(p);
     cpu_barrier_init(&J.bar, J.nt);
     cpu_wait_ctl_init(&J.ctl, ctx->pool, ctx->wait_timeout_s);
     cpu_event_init(&J.ev);
     for (int t = 0; t < J.nt; t++) atomic_init(&J.prog[t].v, 0);
+    atomic_init(&J.rows64, 0);
     atomic_init(&J.stuck_row, -1);
     atomic_init(&J.stuck_dep, -1);
     atomic_init(&J.bad_row, p->n);
@@ -426,7 +439,7 @@ static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *
         for (int c = 0; c < nrhs; c++)
             if (!isfinite(x[bad + (size_t)c * ldx]))
                 return ata_fail(ATA_ERR_NONFINITE, "sptrsv: row %d, column %d: x = %g is not finite (overflow, "
-                                "or NaN/Inf in b)", bad, c, x[bad + (size_t)c * ldx]);
+                                "or NaN/Inf in b)", bad, col0 + c, x[bad + (size_t)c * ldx]);
     return ata_fail(ATA_ERR_NONFINITE, "sptrsv: row %d: x = %g is not finite (overflow, or NaN/Inf in b)",
                     bad, x[bad]);
 }
@@ -444,7 +457,7 @@ static void exec_choose_threads(ata_plan *p)
 
 static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, int *work)
 {
-    return exec_run_cols(p, mode, b, x, work, 1, p->n, p->n);
+    return exec_run_cols(p, mode, b, x, work, 1, p->n, p->n, 0);
 }
 
 /* A solve plan in position space: row k of the stored triangle is row
@@ -520,7 +533,15 @@ ata_status cpu_exec_sptrsv_multi(ata_plan *p, int nrhs, const double *B, int ldb
         const double *b = B + (size_t)c0 * ldb;
         double *x = X + (size_t)c0 * ldx;
         if (p->opt.traversal == ATA_PUSH || m == 1) {
-            for (int c = 0; c < m; c++) ATA_TRY(cpu_exec_sptrsv(p, b + (size_t)c * ldb, x + (size_t)c * ldx));
+            for (int c = 0; c < m; c++) {
+                ata_status st = cpu_exec_sptrsv(p, b + (size_t)c * ldb, x + (size_t)c * ldx);
+                if (st == ATA_ERR_NONFINITE && nrhs > 1) {   /* name the column too */
+                    char msg[512];
+                    snprintf(msg, sizeof msg, "%s", ata_last_error());
+                    return ata_fail(st, "%s (column %d)", msg, c0 + c);
+                }
+                if (st != ATA_OK) return st;
+            }
             continue;
         }
         const size_t need = 2 * (size_t)p->n * m + 1;     /* x and b by position */
@@ -539,7 +560,7 @@ ata_status cpu_exec_sptrsv_multi(ata_plan *p, int nrhs, const double *B, int ldb
             p->xwork = w;
             p->xwork_len = need;
         }
-        ATA_TRY(exec_run_cols(p, EXEC_PULL, b, x, NULL, m, ldb, ldx));
+        ATA_TRY(exec_run_cols(p, EXEC_PULL, b, x, NULL, m, ldb, ldx, c0));
     }
     return ATA_OK;
 }
@@ -562,7 +583,7 @@ ata_status cpu_exec_sptrsv(ata_plan *p, const double *b, double *x)
 
 ata_status cpu_exec_ilu0(ata_plan *p)
 {
-    int nt = cpu_pool_size(p->ctx->pool);
+    int nt = p->info.threads_used > 0 ? p->info.threads_used : cpu_pool_size(p->ctx->pool);
     int *work = malloc((size_t)nt * p->n * sizeof *work + 1);
     if (!work) return ata_fail(ATA_ERR_NOMEM, "ilu0: out of memory for %d workers x %d rows", nt, p->n);
     memset(work, 0xff, (size_t)nt * p->n * sizeof *work);   /* all -1 */

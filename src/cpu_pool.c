@@ -141,6 +141,9 @@ int cpu_wait(const cpu_wait_ctl *ctl, cpu_event *ev, cpu_ready_fn ready, cpu_che
          * condition before our count sees none and skips the futex. */
         unsigned seq = atomic_load_explicit(&ev->seq, memory_order_acquire);
         atomic_fetch_add_explicit(&ev->sleepers, 1, memory_order_seq_cst);
+        /* C11 orders our count before the look only with a seq_cst fence
+         * (the waker has its own): the Dekker pairing that loses no wake. */
+        atomic_thread_fence(memory_order_seq_cst);
         if (!ready(arg)) {
             futex_wait(&ev->seq, seq, check ? CHECK_S : 0);
             slept = 1;

@@ -382,6 +382,7 @@ static void test_sptrsv_multi(void **state)
                     po.uplo = (v & 1) ? ATA_UPPER : ATA_LOWER;
                     po.diag = (v & 2) ? ATA_UNIT : ATA_NON_UNIT;
                     po.traversal = (v & 4) ? ATA_PUSH : ATA_PULL;
+                    po.S = (v & 1) ? 0 : 8;   /* a fixed S always runs both workers (threads and TSan) */
                     ata_plan *p;
                     TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
                     for (int t = 0; t < 4; t++) {
@@ -417,6 +418,15 @@ static void test_sptrsv_multi(void **state)
             assert_int_equal(ata_sptrsv_multi(p, 4, B, ld, X, ld), ATA_ERR_NONFINITE);
             assert_non_null(strstr(ata_last_error(), "column 2"));
             B[2 * (size_t)ld + 5] = keep;
+            /* columns past the first block of 16, and the one-column tail */
+            for (int c = 17; c <= 20; c += 3) {
+                char want[32];
+                snprintf(want, sizeof want, "column %d", c);
+                B[(size_t)c * ld + 5] = NAN;
+                assert_int_equal(ata_sptrsv_multi(p, 21, B, ld, X, ld), ATA_ERR_NONFINITE);
+                if (!strstr(ata_last_error(), want)) fail_msg("'%s' does not name %s", ata_last_error(), want);
+                B[(size_t)c * ld + 5] = keep;
+            }
             ata_plan_destroy(p);
             free(B); free(X); free(x1);
             if (lev) ata_csr_free(A);
