@@ -91,7 +91,7 @@ static void cache_write(const char *path, const char *key, const probe_stat *s)
     if (fresh)
         fprintf(f, "# ATA S-auto probe cache (src/probe.h): KEY median min max probes, seconds.\n"
                    "# Delete this file to probe again; ATA_PROBE_CACHE=0 turns the cache off.\n");
-    fprintf(f, "%s %.6e %.6e %.6e %d\n", key, s->med, s->min, s->max, s->reps);
+    fprintf(f, "%s %.17g %.17g %.17g %d\n", key, s->med, s->min, s->max, s->reps);   /* exact round trip: S is a floor */
     fclose(f);
 }
 
