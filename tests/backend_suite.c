@@ -179,12 +179,8 @@ void bs_test_corrupt_plan_times_out(void **state)
     const bs_backend *be = *state;
     BS_NEED(be);
     BS_TINY_SKIP(be);
-    ata_csr *A;
-    TU_OK(ata_gen_from_spec("lap2d:30", &A));
-    const int n = A->nrows;
-    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *xr = malloc(n * sizeof *xr);
-    tu_random_vec(b, n, 1);
-    TU_OK(ata_ref_sptrsv_csr(A, ATA_LOWER, ATA_NON_UNIT, b, xr));
+    tu_problem pb;
+    tu_problem_make(&pb, "lap2d:30", 1);
     for (int t = 0; t < 2; t++) {
         ata_context *ctx = bs_context(be, be->corrupt_threads[t], 0.2);
         for (int k = 0; k < be->ncorrupt_pols; k++) {
@@ -193,24 +189,23 @@ void bs_test_corrupt_plan_times_out(void **state)
             po.S = be->corrupt_S;
             po.traversal = t ? ATA_PUSH : ATA_PULL;
             ata_plan *p;
-            TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
+            TU_OK(ata_sptrsv_plan_create(ctx, pb.A, &po, &p));
             be->corrupt(p);
-            ata_status st = ata_sptrsv(p, b, x);
+            ata_status st = ata_sptrsv(p, pb.b, pb.x);
             if (st != ATA_ERR_TIMEOUT)
                 fail_msg("%s %s %s: a corrupted plan gave %s, not a timeout", be->name, ata_policy_name(po.policy),
                          t ? "push" : "pull", ata_status_string(st));
             assert_non_null(strstr(ata_last_error(), "waited"));
             assert_non_null(strstr(ata_last_error(), "no progress for 0.2 s"));
             ata_plan_destroy(p);
-            TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
-            TU_OK(ata_sptrsv(p, b, x));
-            tu_check_solution(A, "after a timeout", &po, b, x, xr, n);
+            TU_OK(ata_sptrsv_plan_create(ctx, pb.A, &po, &p));
+            TU_OK(ata_sptrsv(p, pb.b, pb.x));
+            tu_check_solution(pb.A, "after a timeout", &po, pb.b, pb.x, pb.xr, pb.n);
             ata_plan_destroy(p);
         }
         ata_context_destroy(ctx);
     }
-    free(b); free(x); free(xr);
-    ata_csr_free(A);
+    tu_problem_free(&pb);
 }
 
 /* The vector kernels PCG uses (the backend's private ops), against host

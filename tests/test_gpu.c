@@ -117,22 +117,18 @@ static void test_large(void **state)
     const ata_policy pols[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCFREE, ATA_POLICY_CA, ATA_POLICY_VENDOR };
     ata_context *ctx = make_ctx(30);
     for (size_t s = 0; s < sizeof specs / sizeof *specs; s++) {
-        ata_csr *A;
-        TU_OK(ata_gen_from_spec(specs[s], &A));
-        const int n = A->nrows;
-        double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *xr = malloc(n * sizeof *xr);
-        tu_random_vec(b, n, 5);
-        TU_OK(ata_ref_sptrsv_csr(A, ATA_LOWER, ATA_NON_UNIT, b, xr));
+        tu_problem pb;
+        tu_problem_make(&pb, specs[s], 5);
         for (size_t k = 0; k < sizeof pols / sizeof *pols; k++)
             for (int t = 0; t < 2; t++) {
                 ata_plan_options po = ata_plan_defaults();
                 po.policy = pols[k];
                 po.traversal = t ? ATA_PUSH : ATA_PULL;
                 ata_plan *p;
-                TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
-                memset(x, 0xff, n * sizeof *x);
-                TU_OK(ata_sptrsv(p, b, x));
-                tu_check_solution(A, specs[s], &po, b, x, xr, n);
+                TU_OK(ata_sptrsv_plan_create(ctx, pb.A, &po, &p));
+                memset(pb.x, 0xff, pb.n * sizeof *pb.x);
+                TU_OK(ata_sptrsv(p, pb.b, pb.x));
+                tu_check_solution(pb.A, specs[s], &po, pb.b, pb.x, pb.xr, pb.n);
                 ata_plan_info in;
                 TU_OK(ata_plan_get_info(p, &in));
                 printf("%-22s %-8s %s: S=%d atasks=%d untracked=%d levels=%d T_l=%.2e T_u=%.2e\n", specs[s],
@@ -140,8 +136,7 @@ static void test_large(void **state)
                        in.T_l, in.T_u);
                 ata_plan_destroy(p);
             }
-        free(b); free(x); free(xr);
-        ata_csr_free(A);
+        tu_problem_free(&pb);
     }
     ata_context_destroy(ctx);
 }
@@ -157,29 +152,24 @@ static void test_epoch_wrap(void **state)
     setenv("ATA_GPU_EPOCH0", "4294967295", 1);
     ata_context *ctx = make_ctx(10);
     unsetenv("ATA_GPU_EPOCH0");
-    ata_csr *A;
-    TU_OK(ata_gen_from_spec("lap2d:30", &A));
-    const int n = A->nrows;
-    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *xr = malloc(n * sizeof *xr);
-    tu_random_vec(b, n, 4);
-    TU_OK(ata_ref_sptrsv_csr(A, ATA_LOWER, ATA_NON_UNIT, b, xr));
+    tu_problem pb;
+    tu_problem_make(&pb, "lap2d:30", 4);
     const ata_policy pols[] = { ATA_POLICY_SYNCFREE, ATA_POLICY_CA };
     for (int k = 0; k < 2; k++) {
         ata_plan_options po = ata_plan_defaults();
         po.policy = pols[k];
         ata_plan *p;
-        TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
+        TU_OK(ata_sptrsv_plan_create(ctx, pb.A, &po, &p));
         for (int r = 0; r < 3; r++) {           /* epochs 1, 2, 3 after the wrap */
-            memset(x, 0xff, n * sizeof *x);
-            TU_OK(ata_sptrsv(p, b, x));
-            if (memcmp(x, xr, n * sizeof *x) != 0)
+            memset(pb.x, 0xff, pb.n * sizeof *pb.x);
+            TU_OK(ata_sptrsv(p, pb.b, pb.x));
+            if (memcmp(pb.x, pb.xr, pb.n * sizeof *pb.x) != 0)
                 fail_msg("%s, solve %d after the epoch wrap: rel diff %g", ata_policy_name(po.policy), r,
-                         tu_rel_diff(x, xr, n));
+                         tu_rel_diff(pb.x, pb.xr, pb.n));
         }
         ata_plan_destroy(p);
     }
-    free(b); free(x); free(xr);
-    ata_csr_free(A);
+    tu_problem_free(&pb);
     ata_context_destroy(ctx);
 }
 
