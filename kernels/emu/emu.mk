@@ -69,9 +69,9 @@ emu-bug-test: $(BUILD)/tests/test_gpu $(EMU_BUGS:%=$(BUILD)/emu-bug/%/libata_$(G
 
 # One slot, four reported resident blocks: every persistent grid has three
 # blocks that start only after the first exits (the deadlock-freedom claim).
-emu-one-slot: $(BUILD)/tests/test_gpu
+emu-one-slot: $(BUILD)/tests/test_gpu $(GPU_MODULE)
 	ATA_EMU_SLOTS=1 ATA_EMU_BLOCKS_PER_SM=4 ATA_GPU_TEST_SIZE=small ATA_GPU_TEST_ONLY=test_generated \
-	  $(BUILD)/tests/test_gpu
+	  ATA_BACKEND_PATH=$(abspath $(BUILD)) ATA_GPU_TEST_REQUIRE=1 $(BUILD)/tests/test_gpu
 
 gpu-emu:
 	$(MAKE) BUILD=build-emu32 ATA_GPU=emu32 emu-test emu-one-slot
