@@ -49,7 +49,7 @@ typedef struct {
     ata_gpu_state *state;
     const double *b;        /* sptrsv right-hand side (device) */
     double *x;              /* sptrsv solution (device) */
-    unsigned long long timeout_ticks; /* bound on a wait without progress (ata_timer ticks) */
+    unsigned long long timeout_ticks; /* bound on a wait with no progress anywhere (ata_timer ticks) */
 } ata_gpu_args;
 
 typedef struct {

@@ -15,10 +15,12 @@
  * ATA_EMU_WATCHDOG seconds). Stream operations run synchronously, in order;
  * a capturing stream records them into a graph instead.
  *
- * Device clock: emulated, 1 us (ATA_EMU_STEP_NS) per completed warp
- * collective anywhere on the device, so the kernels' timeouts count the
- * device's own work, not host load (a loaded CI machine cannot fake a
- * timeout, and a spin that never progresses still times out).
+ * Device clock: emulated. Each slot counts 1 us (ATA_EMU_STEP_NS) per warp
+ * collective it completes; the device clock is the count of the slowest
+ * slot that is running blocks (never going back). So the kernels' timeouts
+ * count the device's own work, not host time: a slot thread the host
+ * deschedules stops the clock instead of letting the others time out
+ * waiting for it, and a spin that never progresses still times out.
  *
  * This file is compiled without -fsanitize=thread even in the TSan variant:
  * the scheduler's own bookkeeping is single-threaded per slot and must not
@@ -97,6 +99,10 @@ struct slot {
     char sync_obj[MAXT / W][W];         /* TSan: one address per warp barrier */
     char bar_obj;                       /* TSan: __syncthreads */
     unsigned pauses;
+    /* Device clock: this slot's collectives (ticks), while it runs blocks
+     * (busy); both read by other slots, written by this one (atomics). */
+    unsigned long long ticks;
+    int busy;
 };
 
 struct kernel_node {
@@ -337,7 +343,10 @@ void slot_bind(slot *S)
 
 void run_blocks(slot *S, const kernel_node *k)
 {
+    __atomic_store_n(&S->ticks, emu_clock(), __ATOMIC_RELAXED);    /* catch up */
+    __atomic_store_n(&S->busy, 1, __ATOMIC_RELAXED);
     for (unsigned b; (b = dev->next_block.fetch_add(1)) < k->grid;) run_block(S, b, k);
+    __atomic_store_n(&S->busy, 0, __ATOMIC_RELAXED);
 }
 
 /* Slots 1.. are worker threads; slot 0 is the launching thread itself, so a
@@ -543,7 +552,7 @@ static uint64_t warp_coll(int kind, uint64_t mask, uint64_t val, int src)
             M->kind = C_NONE;
             if (M != L) make_ready(S, M);
         }
-        dev->clock.fetch_add(dev->step, std::memory_order_relaxed);
+        __atomic_store_n(&S->ticks, S->ticks + dev->step, __ATOMIC_RELAXED);
     } else {
         L->state = L_BLOCKED;
         lane_switch_out(L);
@@ -599,7 +608,18 @@ extern "C" void emu_pause(void)
     }
 }
 
-extern "C" unsigned long long emu_clock(void) { return D()->clock.load(std::memory_order_relaxed); }
+extern "C" unsigned long long emu_clock(void)
+{
+    device *d = D();
+    unsigned long long m = ~0ull, c = d->clock.load(std::memory_order_relaxed);
+    for (slot *S : d->slots)
+        if (__atomic_load_n(&S->busy, __ATOMIC_RELAXED)) {
+            const unsigned long long t = __atomic_load_n(&S->ticks, __ATOMIC_RELAXED);
+            if (t < m) m = t;
+        }
+    while (m != ~0ull && m > c && !d->clock.compare_exchange_weak(c, m, std::memory_order_relaxed)) {}
+    return m != ~0ull && m > c ? m : c;
+}
 extern "C" int emu_blocks_per_sm(void) { return D()->bps; }
 extern "C" void emu_expect_races(int on) { expect_races = on != 0; }
 

@@ -86,5 +86,5 @@ gpu-emu-tsan-bug:
 .PHONY: clean-emu
 clean: clean-emu
 clean-emu:
-	rm -rf build-emu32 build-emu64 build-emu-tsan
+	rm -rf build-emu32 build-emu64 build-emu-tsan build-emu64-tsan
 .PRECIOUS: $(BUILD)/emu-bug/%/ata_exec.o $(BUILD)/emu-bug/%/ata_blas.o
