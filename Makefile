@@ -79,6 +79,13 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL) $(BUILD)/libata.a
 # test_gpu passes a CUDA stream of its own: it links the GPU runtime (the
 # library never does).
 $(BUILD)/tests/test_gpu: LDLIBS += $(if $(filter cuda hip,$(ATA_GPU)),$(GPU_LIBS))
+# One backend-vs-reference suite (tests/backend_suite.c), instantiated by
+# test_runtime (cpu) and test_gpu (the build's GPU backend).
+BS_OBJ := $(BUILD)/tests/backend_suite.o
+$(BUILD)/tests/test_runtime $(BUILD)/tests/test_gpu: $(BS_OBJ)
+$(BUILD)/tests/test_runtime $(BUILD)/tests/test_gpu: TEST_UTIL += $(BS_OBJ)
+$(BS_OBJ) $(TEST_UTIL): $(ATA_GPU_STAMP)
+-include $(BS_OBJ:.o=.d) $(TEST_UTIL:.o=.d)
 
 # ata-bench records the commit it was built from (bench/machine.c); the
 # header changes only when the commit (or -dirty) does.

@@ -1,72 +1,43 @@
-/* test_runtime.c - the CPU runtime against the serial reference: every policy
- * x pull/push x lower/upper x unit/non-unit, on the real matrices and on
- * generated ones; schedule invariants; ILU0; plan reuse; many plans; thread
- * counts; a corrupted plan must time out, not hang. */
+/* test_runtime.c - the CPU backend: the backend-vs-reference suite
+ * (backend_suite.c: every policy x pull/push x lower/upper x unit/non-unit
+ * on the real and generated matrices, ILU0, many plans, a corrupted plan
+ * must time out, vector kernels, PCG) instantiated for cpu, plus what only
+ * the CPU backend has (thread counts, its way to corrupt a plan) and the
+ * host-side schedule invariants and DAG levels every backend relies on. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "test_util.h"
-#include "plan.h"
+#include "backend_suite.h"
 #include "dag.h"
 
 static const ata_policy cpu_policies[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCFREE, ATA_POLICY_CA,
                                            ATA_POLICY_LA, ATA_POLICY_GREEDY };
 #define NPOL (int)(sizeof cpu_policies / sizeof *cpu_policies)
 
+/* A solve that can never finish. Push: one row gets a dependency that never
+ * arrives. Pull, one worker (corrupt_threads): a row is made to wait on the
+ * last one of the order, which only that same worker could run. The CPU
+ * plan is in position space (cpu_exec_layout): position n/2's first entry
+ * is off-diagonal; point it at the last one. S = 1 keeps every row tracked,
+ * whatever the measured costs say. */
+static void cpu_corrupt(ata_plan *p)
+{
+    const int n = p->n;
+    if (p->opt.traversal == ATA_PUSH) p->indeg[n / 2] += 1;
+    else p->T->col[p->T->rowptr[n / 2]] = n - 1;
+}
+
+static const bs_backend cpu_backend = {
+    .name = "cpu", .backend = ATA_BACKEND_CPU, .threads = 2, .available = 1,
+    .pols = cpu_policies, .npol = NPOL, .npol_ata = NPOL,
+    .corrupt = cpu_corrupt, .corrupt_pols = { ATA_POLICY_SYNCFREE }, .ncorrupt_pols = 1, .corrupt_S = 1,
+    .corrupt_threads = { 1, 2 },
+};
+
 static ata_context *make_ctx(int threads, double timeout)
 {
-    ata_context_options o = ata_context_defaults();
-    o.backend = ATA_BACKEND_CPU;
-    o.threads = threads;
-    o.wait_timeout_s = timeout;
-    ata_context *ctx = NULL;
-    TU_OK(ata_context_create(&o, &ctx));
-    return ctx;
-}
-
-/* One matrix through every CPU policy and combination (tu_check_sweep). */
-static int check_matrix(ata_context *ctx, const ata_csr *A, const char *name, int S)
-{
-    return tu_check_sweep(ctx, A, name, S, cpu_policies, NPOL);
-}
-
-static void test_real_matrices(void **state)
-{
-    (void)state;
-    char **files = tu_list("real");
-    if (!files) { skip(); return; }
-    ata_context *ctx = make_ctx(2, 10);
-    int total = 0, mats = 0;
-    for (char **f = files; *f; f++) {
-        ata_csr *A;
-        TU_OK(ata_matrix_read(*f, &A));
-        total += check_matrix(ctx, A, *f, 0);
-        total += check_matrix(ctx, A, *f, 3);
-        ata_csr_free(A);
-        mats++;
-    }
-    printf("real matrices: %d matrices, %d solves checked\n", mats, total);
-    assert_true(mats >= 10);
-    assert_true(total > 0);
-    ata_context_destroy(ctx);
-    tu_free_list(files);
-}
-
-static void test_generated(void **state)
-{
-    (void)state;
-    const char *specs[] = { "lap2d:60", "lap2d:40,perm=7", "lap3d:14", "lap3d:12,perm=3",
-                            "lap3d27:10", "circuit:20000", "circuit:5000,perm=11" };
-    ata_context *ctx = make_ctx(2, 10);
-    for (size_t s = 0; s < sizeof specs / sizeof *specs; s++) {
-        ata_csr *A;
-        TU_OK(ata_gen_from_spec(specs[s], &A));
-        int solves = check_matrix(ctx, A, specs[s], 0) + check_matrix(ctx, A, specs[s], 50);
-        assert_int_equal(solves, 2 * 2 * 2 * 2 * NPOL * 2);
-        ata_csr_free(A);
-    }
-    ata_context_destroy(ctx);
+    return bs_context(&cpu_backend, threads, timeout);
 }
 
 /* The schedule invariant behind deadlock freedom: every edge goes forward in
@@ -170,47 +141,6 @@ static void test_dag_levels(void **state)
     ata_csr_free(A); ata_csr_free(L);
 }
 
-static void test_ilu0_runtime(void **state)
-{
-    (void)state;
-    const char *specs[] = { "lap2d:50", "lap3d:12,perm=9", "circuit:10000" };
-    ata_context *ctx = make_ctx(2, 10);
-    for (size_t s = 0; s < sizeof specs / sizeof *specs; s++) {
-        ata_csr *A, *R;
-        TU_OK(ata_gen_from_spec(specs[s], &A));
-        TU_OK(ata_csr_copy(A, &R));
-        TU_OK(ata_ref_ilu0(R));
-        for (int k = 0; k < NPOL; k++) {
-            ata_plan_options po = ata_plan_defaults();
-            po.policy = cpu_policies[k];
-            po.S = k % 2 ? 0 : 20;
-            ata_csr *LU;
-            TU_OK(ata_spilu0(ctx, A, &po, &LU));
-            assert_int_equal(LU->nnz, A->nnz);
-            if (memcmp(LU->val, R->val, A->nnz * sizeof *R->val) != 0)
-                fail_msg("%s %s: runtime ILU0 differs from the reference", specs[s], ata_policy_name(po.policy));
-            ata_csr_free(LU);
-        }
-        ata_csr_free(A); ata_csr_free(R);
-    }
-    /* Real unsymmetric matrices with a full diagonal, or a clear error. */
-    char **files = tu_list("real");
-    for (char **f = files; f && *f; f++) {
-        ata_csr *A, *R, *LU = NULL;
-        TU_OK(ata_matrix_read(*f, &A));
-        TU_OK(ata_csr_copy(A, &R));
-        ata_status ref = ata_ref_ilu0(R);
-        ata_plan_options po = ata_plan_defaults();
-        ata_status st = ata_spilu0(ctx, A, &po, &LU);
-        assert_int_equal(st, ref);
-        if (st == ATA_OK) assert_memory_equal(LU->val, R->val, A->nnz * sizeof *R->val);
-        else assert_true(strstr(ata_last_error(), "row") != NULL);
-        ata_csr_free(LU); ata_csr_free(A); ata_csr_free(R);
-    }
-    tu_free_list(files);
-    ata_context_destroy(ctx);
-}
-
 static void test_thread_counts(void **state)
 {
     (void)state;
@@ -219,59 +149,9 @@ static void test_thread_counts(void **state)
     for (int threads = 1; threads <= 4; threads *= 2) {   /* 4 oversubscribes this machine */
         ata_context *ctx = make_ctx(threads, 20);
         assert_int_equal(ata_context_threads(ctx), threads);
-        check_matrix(ctx, A, "lap3d:16,perm=2", 0);
+        assert_int_equal(tu_check_sweep(ctx, A, "lap3d:16,perm=2", 0, cpu_policies, NPOL), 2 * 2 * 2 * 2 * NPOL);
         ata_context_destroy(ctx);
     }
-    ata_csr_free(A);
-}
-
-/* Several plans alive at once on one context, interleaved solves. */
-static void test_many_plans(void **state)
-{
-    (void)state;
-    ata_context *ctx = make_ctx(2, 10);
-    tu_check_many_plans(ctx, cpu_policies, NPOL);
-    ata_context_destroy(ctx);
-}
-
-/* A corrupted plan must end with ATA_ERR_TIMEOUT ("no progress for T s"),
- * never hang, and leave the context usable. Push: one column gets a dependency that never arrives.
- * Pull, one worker: a row is made to wait on the last task of the order,
- * which only that same worker could run. */
-static void test_corrupt_plan_times_out(void **state)
-{
-    (void)state;
-    ata_csr *A;
-    TU_OK(ata_gen_from_spec("lap2d:30", &A));
-    const int n = A->nrows;
-    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x);
-    tu_random_vec(b, n, 1);
-    for (int t = 0; t < 2; t++) {
-        ata_context *ctx = make_ctx(t ? 2 : 1, 0.2);
-        ata_plan_options po = ata_plan_defaults();
-        po.policy = ATA_POLICY_SYNCFREE;
-        po.S = 1;   /* fixed: all workers, whatever the measured costs say */
-        po.traversal = t ? ATA_PUSH : ATA_PULL;
-        ata_plan *p;
-        TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
-        if (t) {
-            p->indeg[n / 2] += 1;
-        } else {
-            /* The CPU plan is in position space (cpu_exec_layout): position
-             * n/2's first entry is off-diagonal; point it at the last one. */
-            p->T->col[p->T->rowptr[n / 2]] = n - 1;
-        }
-        ata_status st = ata_sptrsv(p, b, x);
-        assert_int_equal(st, ATA_ERR_TIMEOUT);
-        assert_non_null(strstr(ata_last_error(), "waited"));
-        assert_non_null(strstr(ata_last_error(), "no progress for 0.2 s"));
-        ata_plan_destroy(p);
-        TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
-        TU_OK(ata_sptrsv(p, b, x));
-        ata_plan_destroy(p);
-        ata_context_destroy(ctx);
-    }
-    free(b); free(x);
     ata_csr_free(A);
 }
 
@@ -310,12 +190,8 @@ int main(void)
         cmocka_unit_test(test_dag_levels),
         cmocka_unit_test(test_schedule_order),
         cmocka_unit_test(test_api_errors),
-        cmocka_unit_test(test_real_matrices),
-        cmocka_unit_test(test_generated),
-        cmocka_unit_test(test_ilu0_runtime),
+        BS_SUITE_TESTS(&cpu_backend),
         cmocka_unit_test(test_thread_counts),
-        cmocka_unit_test(test_many_plans),
-        cmocka_unit_test(test_corrupt_plan_times_out),
     };
     return cmocka_run_group_tests_name("runtime (cpu backend)", tests, NULL, NULL);
 }

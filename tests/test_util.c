@@ -92,6 +92,23 @@ void tu_random_vec(double *v, int n, uint64_t seed)
     }
 }
 
+void tu_problem_make(tu_problem *pb, const char *spec, uint64_t seed)
+{
+    TU_OK(ata_gen_from_spec(spec, &pb->A));
+    const int n = pb->n = pb->A->nrows;
+    pb->b = malloc(n * sizeof *pb->b);
+    pb->x = malloc(n * sizeof *pb->x);
+    pb->xr = malloc(n * sizeof *pb->xr);
+    tu_random_vec(pb->b, n, seed);
+    TU_OK(ata_ref_sptrsv_csr(pb->A, ATA_LOWER, ATA_NON_UNIT, pb->b, pb->xr));
+}
+
+void tu_problem_free(tu_problem *pb)
+{
+    free(pb->b); free(pb->x); free(pb->xr);
+    ata_csr_free(pb->A);
+}
+
 void tu_check_many_plans(ata_context *ctx, const ata_policy *pols, int npol)
 {
     ata_csr *A;

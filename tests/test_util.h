@@ -40,6 +40,15 @@ int tu_check_sweep(ata_context *ctx, const ata_csr *A, const char *name, int S,
  * once on ctx, solves interleaved, each checked against the reference: pull
  * bitwise, push within 1e-12. Shared by the CPU and GPU suites. */
 void tu_check_many_plans(ata_context *ctx, const ata_policy *pols, int npol);
+/* A lower, non-unit solve of a generated matrix (ata_gen_from_spec): b
+ * random (seed), xr the serial reference's solution, x room for another. */
+typedef struct tu_problem {
+    ata_csr *A;
+    int n;
+    double *b, *x, *xr;
+} tu_problem;
+void tu_problem_make(tu_problem *pb, const char *spec, uint64_t seed);
+void tu_problem_free(tu_problem *pb);
 /* Assert a status with the library's detail in the failure message. */
 #define TU_OK(expr) do { ata_status s_ = (expr); if (s_ != ATA_OK) \
     fail_msg("%s -> %s: %s", #expr, ata_status_string(s_), ata_last_error()); } while (0)
