@@ -22,44 +22,6 @@
 /* Helpers                                                             */
 /* ------------------------------------------------------------------ */
 
-static char tmp_root[4096];
-
-static int make_tmp(void **state)
-{
-    (void)state;
-    const char *t = getenv("TMPDIR");
-    snprintf(tmp_root, sizeof tmp_root, "%s/ata-input-XXXXXX", t && *t ? t : "/tmp");
-    return mkdtemp(tmp_root) ? 0 : -1;
-}
-
-static int remove_tmp(void **state)
-{
-    (void)state;
-    char cmd[4200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static void tmp_path(char *buf, size_t len, const char *name)
-{
-    snprintf(buf, len, "%s/%s", tmp_root, name);
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    assert_int_equal(fclose(f), 0);
-}
-
-static void run(const char *fmt, const char *a, const char *b)
-{
-    char cmd[8192];
-    if (snprintf(cmd, sizeof cmd, fmt, a, b) >= (int)sizeof cmd) fail_msg("command too long: %s", fmt);
-    if (system(cmd) != 0) fail_msg("command failed: %s", cmd);
-}
-
 static double now(void)
 {
     struct timespec t;
@@ -78,8 +40,8 @@ static long max_rss_kb(void)
 static ata_status read_text(const char *name, const char *text, ata_csr **A)
 {
     char path[4200];
-    tmp_path(path, sizeof path, name);
-    write_text(path, text);
+    tu_tmp_path(path, sizeof path, name);
+    tu_write_text(path, text);
     *A = NULL;
     return ata_matrix_read(path, A);
 }
@@ -203,10 +165,10 @@ static void test_rb_lying_headers(void **state)
 static void write_gz(const ata_csr *A, const char *stem, char *gz, size_t len)
 {
     char mtx[4200];
-    snprintf(mtx, sizeof mtx, "%s/%s.mtx", tmp_root, stem);
-    snprintf(gz, len, "%s/%s.mtx.gz", tmp_root, stem);
+    snprintf(mtx, sizeof mtx, "%s/%s.mtx", tu_tmp_dir(), stem);
+    snprintf(gz, len, "%s/%s.mtx.gz", tu_tmp_dir(), stem);
     TU_OK(ata_matrix_write_mtx(mtx, A));
-    run("gzip -c '%s' > '%s'", mtx, gz);
+    tu_run("gzip -c '%s' > '%s'", mtx, gz);
 }
 
 static void test_input_limit(void **state)
@@ -234,13 +196,13 @@ static void test_input_limit(void **state)
     o.max_input_bytes = 2000;
     assert_int_equal(ata_matrix_read_opts(gz, &o, &B), ATA_ERR_UNSUPPORTED);
     expect_msg("lim.mtx.gz", "input limit of 2000 bytes (set by ata_read_options.max_input_bytes)");
-    tmp_path(dir, sizeof dir, "arc/lim");
-    run("mkdir -p '%s'%s", dir, "");
+    tu_tmp_path(dir, sizeof dir, "arc/lim");
+    tu_run("mkdir -p '%s'%s", dir, "");
     snprintf(p, sizeof p, "%s/lim.mtx", dir);
     TU_OK(ata_matrix_write_mtx(p, A));
-    tmp_path(tgz, sizeof tgz, "lim.tar.gz");
-    tmp_path(dir, sizeof dir, "arc");
-    run("tar czf '%s' -C '%s' lim", tgz, dir);
+    tu_tmp_path(tgz, sizeof tgz, "lim.tar.gz");
+    tu_tmp_path(dir, sizeof dir, "arc");
+    tu_run("tar czf '%s' -C '%s' lim", tgz, dir);
     assert_int_equal(ata_matrix_read_opts(tgz, &o, &B), ATA_ERR_UNSUPPORTED);
     expect_msg("lim.tar.gz", "input limit of 2000 bytes");
     /* the default: a quarter of physical memory, far above this file */
@@ -270,17 +232,17 @@ static void test_rb_temp_file(void **state)
     TU_OK(ata_gen_from_spec("lap2d:300", &A));
     TU_OK(ata_csr_transpose(A, &At));
     char dir[4200], path[4400], tgz[4200], tmpdir[4200];
-    tmp_path(dir, sizeof dir, "rbarc/big");
-    run("mkdir -p '%s'%s", dir, "");
+    tu_tmp_path(dir, sizeof dir, "rbarc/big");
+    tu_run("mkdir -p '%s'%s", dir, "");
     snprintf(path, sizeof path, "%s/big.rua", dir);
     char mtype[4];
     assert_int_equal(RBwrite_i(path, "ata", "big", A->nrows, A->ncols, At->rowptr, At->col, At->val, NULL, NULL,
                                NULL, 0, mtype), 0);
-    tmp_path(tgz, sizeof tgz, "big.tar.gz");
-    tmp_path(dir, sizeof dir, "rbarc");
-    run("tar czf '%s' -C '%s' big", tgz, dir);
-    tmp_path(tmpdir, sizeof tmpdir, "private-tmp");
-    run("mkdir -p '%s'%s", tmpdir, "");
+    tu_tmp_path(tgz, sizeof tgz, "big.tar.gz");
+    tu_tmp_path(dir, sizeof dir, "rbarc");
+    tu_run("tar czf '%s' -C '%s' big", tgz, dir);
+    tu_tmp_path(tmpdir, sizeof tmpdir, "private-tmp");
+    tu_run("mkdir -p '%s'%s", tmpdir, "");
     setenv("TMPDIR", tmpdir, 1);
     ata_csr *B;
     TU_OK(ata_matrix_read(tgz, &B));            /* a whole read, for the time it takes */
@@ -318,8 +280,8 @@ static void test_sum_duplicates(void **state)
 {
     (void)state;
     char path[4200];
-    tmp_path(path, sizeof path, "dups.mtx");
-    write_text(path, "%%MatrixMarket matrix coordinate real general\n3 3 6\n1 1 1\n2 2 2\n1 1 0.5\n3 1 4\n"
+    tu_tmp_path(path, sizeof path, "dups.mtx");
+    tu_write_text(path, "%%MatrixMarket matrix coordinate real general\n3 3 6\n1 1 1\n2 2 2\n1 1 0.5\n3 1 4\n"
                "3 3 5\n1 1 0.25\n");
     ata_csr *A;
     assert_int_equal(ata_matrix_read(path, &A), ATA_ERR_DUPLICATE);
@@ -335,19 +297,19 @@ static void test_sum_duplicates(void **state)
     for (int p = 0; p < 4; p++) assert_true(A->val[p] == vx[p]);
     ata_csr_free(A);
     /* symmetric: each stored entry and its mirror; repeats add up */
-    tmp_path(path, sizeof path, "symdups.mtx");
-    write_text(path, "%%MatrixMarket matrix coordinate real symmetric\n2 2 4\n1 1 2\n2 1 1\n2 2 3\n2 1 0.5\n");
+    tu_tmp_path(path, sizeof path, "symdups.mtx");
+    tu_write_text(path, "%%MatrixMarket matrix coordinate real symmetric\n2 2 4\n1 1 2\n2 1 1\n2 2 3\n2 1 0.5\n");
     TU_OK(ata_matrix_read_opts(path, &o, &A));
     assert_int_equal(A->nnz, 4);
     assert_true(A->val[0] == 2 && A->val[1] == 1.5 && A->val[2] == 1.5 && A->val[3] == 3);
     ata_csr_free(A);
     /* finite summands, infinite sum */
-    tmp_path(path, sizeof path, "infsum.mtx");
-    write_text(path, "%%MatrixMarket matrix coordinate real general\n1 1 2\n1 1 1e308\n1 1 1e308\n");
+    tu_tmp_path(path, sizeof path, "infsum.mtx");
+    tu_write_text(path, "%%MatrixMarket matrix coordinate real general\n1 1 2\n1 1 1e308\n1 1 1e308\n");
     assert_int_equal(ata_matrix_read_opts(path, &o, &A), ATA_ERR_NONFINITE);
     expect_msg("infsum.mtx", "duplicates of (1,1) (1-based) sum to a non-finite value");
     /* NULL options are the defaults */
-    tmp_path(path, sizeof path, "dups.mtx");
+    tu_tmp_path(path, sizeof path, "dups.mtx");
     assert_int_equal(ata_matrix_read_opts(path, NULL, &A), ATA_ERR_DUPLICATE);
 }
 
@@ -758,5 +720,5 @@ int main(void)
         cmocka_unit_test(test_messages),
         cmocka_unit_test(test_rcm_linear),
     };
-    return cmocka_run_group_tests_name("input", tests, make_tmp, remove_tmp);
+    return cmocka_run_group_tests_name("input", tests, tu_tmp_make, tu_tmp_remove);
 }

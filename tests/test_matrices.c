@@ -55,50 +55,12 @@ static ata_csr *from_dense(int m, int n, const double *d)
     return A;
 }
 
-static char tmp_root[4096];
-
-static int make_tmp(void **state)
-{
-    (void)state;
-    const char *t = getenv("TMPDIR");
-    snprintf(tmp_root, sizeof tmp_root, "%s/ata-test-XXXXXX", t && *t ? t : "/tmp");
-    return mkdtemp(tmp_root) ? 0 : -1;
-}
-
-static int remove_tmp(void **state)
-{
-    (void)state;
-    char cmd[4200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static void tmp_path(char *buf, size_t len, const char *name)
-{
-    snprintf(buf, len, "%s/%s", tmp_root, name);
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    assert_int_equal(fclose(f), 0);
-}
-
-static void run(const char *fmt, const char *a, const char *b)
-{
-    char cmd[8192];
-    if (snprintf(cmd, sizeof cmd, fmt, a, b) >= (int)sizeof cmd) fail_msg("command too long: %s", fmt);
-    if (system(cmd) != 0) fail_msg("command failed: %s", cmd);
-}
-
 /* Read a text written by the test; return the status, message in ata_last_error. */
 static ata_status read_text(const char *name, const char *text, ata_csr **A)
 {
     char path[4200];
-    tmp_path(path, sizeof path, name);
-    write_text(path, text);
+    tu_tmp_path(path, sizeof path, name);
+    tu_write_text(path, text);
     *A = NULL;
     return ata_matrix_read(path, A);
 }
@@ -363,7 +325,7 @@ static void test_read_errors(void **state)
     ata_csr_free(A); ata_csr_free(W);
     assert_int_equal(ata_matrix_read("/nonexistent/dir/x.mtx", &A), ATA_ERR_IO);
     assert_non_null(strstr(ata_last_error(), "/nonexistent/dir/x.mtx"));
-    assert_int_equal(ata_matrix_read(tmp_root, &A), ATA_ERR_IO);
+    assert_int_equal(ata_matrix_read(tu_tmp_dir(), &A), ATA_ERR_IO);
     assert_int_equal(ata_matrix_read(NULL, &A), ATA_ERR_ARG);
 }
 
@@ -384,7 +346,7 @@ static void test_mtx_round_trip(void **state)
     (void)state;
     ata_csr *A = round_trip_matrix(), *B;
     char path[4200];
-    tmp_path(path, sizeof path, "rt.mtx");
+    tu_tmp_path(path, sizeof path, "rt.mtx");
     TU_OK(ata_matrix_write_mtx(path, A));
     TU_OK(ata_matrix_read(path, &B));
     assert_same_csr(A, B);
@@ -407,29 +369,29 @@ static void test_gz_round_trip(void **state)
     (void)state;
     ata_csr *A = round_trip_matrix(), *B;
     char mtx[4200], gz[4200];
-    tmp_path(mtx, sizeof mtx, "gzrt.mtx");
-    tmp_path(gz, sizeof gz, "gzrt.mtx.gz");
+    tu_tmp_path(mtx, sizeof mtx, "gzrt.mtx");
+    tu_tmp_path(gz, sizeof gz, "gzrt.mtx.gz");
     TU_OK(ata_matrix_write_mtx(mtx, A));
-    run("gzip -c '%s' > '%s'", mtx, gz);
+    tu_run("gzip -c '%s' > '%s'", mtx, gz);
     TU_OK(ata_matrix_read(gz, &B));
     assert_same_csr(A, B);
     ata_csr_free(B);
     /* a bad file inside gzip is still named, with its line */
-    tmp_path(mtx, sizeof mtx, "gzbad.mtx");
-    tmp_path(gz, sizeof gz, "gzbad.mtx.gz");
-    write_text(mtx, "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n1 1 2\n");
-    run("gzip -c '%s' > '%s'", mtx, gz);
+    tu_tmp_path(mtx, sizeof mtx, "gzbad.mtx");
+    tu_tmp_path(gz, sizeof gz, "gzbad.mtx.gz");
+    tu_write_text(mtx, "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n1 1 2\n");
+    tu_run("gzip -c '%s' > '%s'", mtx, gz);
     assert_int_equal(ata_matrix_read(gz, &B), ATA_ERR_DUPLICATE);
     assert_non_null(strstr(ata_last_error(), "gzbad.mtx.gz: duplicate entry (1,1)"));
     /* gzip of nothing */
-    tmp_path(gz, sizeof gz, "nothing.mtx.gz");
-    run("printf '' | gzip -c > '%s'%s", gz, "");
+    tu_tmp_path(gz, sizeof gz, "nothing.mtx.gz");
+    tu_run("printf '' | gzip -c > '%s'%s", gz, "");
     assert_int_equal(ata_matrix_read(gz, &B), ATA_ERR_FORMAT);
     printf("  %s\n", ata_last_error());
     assert_non_null(strstr(ata_last_error(), "nothing.mtx.gz"));
     /* corrupt gzip */
-    tmp_path(gz, sizeof gz, "corrupt.mtx.gz");
-    run("printf '\\037\\213garbage' > '%s'%s", gz, "");
+    tu_tmp_path(gz, sizeof gz, "corrupt.mtx.gz");
+    tu_run("printf '\\037\\213garbage' > '%s'%s", gz, "");
     assert_int_not_equal(ata_matrix_read(gz, &B), ATA_OK);
     printf("  %s\n", ata_last_error());
     assert_non_null(strstr(ata_last_error(), "corrupt.mtx.gz"));
@@ -444,38 +406,38 @@ static void test_tar_round_trip(void **state)
     ata_csr *A = round_trip_matrix(), *B, *b;
     TU_OK(ata_gen_laplace2d(3, 1, &b));
     char dir[4200], p[4400], tgz[4200];
-    tmp_path(dir, sizeof dir, "coll/rtm");
-    run("mkdir -p '%s'%s", dir, "");
+    tu_tmp_path(dir, sizeof dir, "coll/rtm");
+    tu_run("mkdir -p '%s'%s", dir, "");
     snprintf(p, sizeof p, "%s/rtm_b.mtx", dir);
     TU_OK(ata_matrix_write_mtx(p, b));
     snprintf(p, sizeof p, "%s/rtm.mtx", dir);
     TU_OK(ata_matrix_write_mtx(p, A));
-    tmp_path(tgz, sizeof tgz, "rtm.tar.gz");
-    tmp_path(dir, sizeof dir, "coll");
-    run("tar czf '%s' -C '%s' rtm/rtm_b.mtx rtm/rtm.mtx", tgz, dir);
+    tu_tmp_path(tgz, sizeof tgz, "rtm.tar.gz");
+    tu_tmp_path(dir, sizeof dir, "coll");
+    tu_run("tar czf '%s' -C '%s' rtm/rtm_b.mtx rtm/rtm.mtx", tgz, dir);
     TU_OK(ata_matrix_read(tgz, &B));
     assert_same_csr(A, B);
     ata_csr_free(B);
     /* only an auxiliary file: taken as the matrix */
-    tmp_path(tgz, sizeof tgz, "aux.tar.gz");
-    run("tar czf '%s' -C '%s' rtm/rtm_b.mtx", tgz, dir);
+    tu_tmp_path(tgz, sizeof tgz, "aux.tar.gz");
+    tu_run("tar czf '%s' -C '%s' rtm/rtm_b.mtx", tgz, dir);
     TU_OK(ata_matrix_read(tgz, &B));
     assert_same_csr(b, B);
     ata_csr_free(B);
     /* a bad member is named as archive:member */
     char bad[4400];
     snprintf(bad, sizeof bad, "%s/bad/bad.mtx", dir);
-    run("mkdir -p '%s/bad'%s", dir, "");
-    write_text(bad, "%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1\n");
-    tmp_path(tgz, sizeof tgz, "bad.tar.gz");
-    run("tar czf '%s' -C '%s' bad", tgz, dir);
+    tu_run("mkdir -p '%s/bad'%s", dir, "");
+    tu_write_text(bad, "%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1\n");
+    tu_tmp_path(tgz, sizeof tgz, "bad.tar.gz");
+    tu_run("tar czf '%s' -C '%s' bad", tgz, dir);
     assert_int_equal(ata_matrix_read(tgz, &B), ATA_ERR_INDEX);
     assert_non_null(strstr(ata_last_error(), "bad.tar.gz:bad/bad.mtx: line 3, entry 1: row index 3"));
     /* no matrix inside */
-    tmp_path(tgz, sizeof tgz, "none.tar.gz");
+    tu_tmp_path(tgz, sizeof tgz, "none.tar.gz");
     snprintf(bad, sizeof bad, "%s/readme.txt", dir);
-    write_text(bad, "hello\n");
-    run("tar czf '%s' -C '%s' readme.txt", tgz, dir);
+    tu_write_text(bad, "hello\n");
+    tu_run("tar czf '%s' -C '%s' readme.txt", tgz, dir);
     assert_int_equal(ata_matrix_read(tgz, &B), ATA_ERR_FORMAT);
     assert_non_null(strstr(ata_last_error(), "none.tar.gz: archive holds no"));
     ata_csr_free(A); ata_csr_free(b);
@@ -502,38 +464,38 @@ static void test_rb_round_trip(void **state)
     ata_csr *S = round_trip_matrix(), *U, *B;   /* symmetric: written as rsa */
     double d[] = { 1, 0, 2.5, 0, 0, -3, 0, 1e-300, 7, 0, 0, 0.1 };
     U = from_dense(3, 4, d);                     /* rectangular: rra */
-    tmp_path(path, sizeof path, "s.rsa");
+    tu_tmp_path(path, sizeof path, "s.rsa");
     rb_write(path, S);
     TU_OK(ata_matrix_read(path, &B));
     assert_same_csr(S, B);
     ata_csr_free(B);
-    tmp_path(path, sizeof path, "u.rb");
+    tu_tmp_path(path, sizeof path, "u.rb");
     rb_write(path, U);
     TU_OK(ata_matrix_read(path, &B));
     assert_same_csr(U, B);
     ata_csr_free(B);
     /* inside a collection archive (RBio needs a file: a temp copy) */
-    tmp_path(dir, sizeof dir, "rbcoll/urb");
-    run("mkdir -p '%s'%s", dir, "");
-    tmp_path(path, sizeof path, "rbcoll/urb/urb.rb");
+    tu_tmp_path(dir, sizeof dir, "rbcoll/urb");
+    tu_run("mkdir -p '%s'%s", dir, "");
+    tu_tmp_path(path, sizeof path, "rbcoll/urb/urb.rb");
     rb_write(path, U);
-    tmp_path(tgz, sizeof tgz, "urb.tar.gz");
-    tmp_path(dir, sizeof dir, "rbcoll");
-    run("tar czf '%s' -C '%s' urb", tgz, dir);
+    tu_tmp_path(tgz, sizeof tgz, "urb.tar.gz");
+    tu_tmp_path(dir, sizeof dir, "rbcoll");
+    tu_run("tar czf '%s' -C '%s' urb", tgz, dir);
     TU_OK(ata_matrix_read(tgz, &B));
     assert_same_csr(U, B);
     ata_csr_free(B);
     /* truncated: the message names the file and the part */
     char cmd_src[4200];
-    tmp_path(cmd_src, sizeof cmd_src, "s.rsa");
-    tmp_path(path, sizeof path, "trunc.rsa");
-    run("head -n 6 '%s' > '%s'", cmd_src, path);
+    tu_tmp_path(cmd_src, sizeof cmd_src, "s.rsa");
+    tu_tmp_path(path, sizeof path, "trunc.rsa");
+    tu_run("head -n 6 '%s' > '%s'", cmd_src, path);
     assert_int_equal(ata_matrix_read(path, &B), ATA_ERR_FORMAT);
     printf("  %s\n", ata_last_error());
     assert_non_null(strstr(ata_last_error(), "trunc.rsa: Rutherford-Boeing: line 3 declares 3000 columns"));
     /* a damaged pointer line: RBio's own failure, with the lines it lies on */
-    tmp_path(path, sizeof path, "damaged.rsa");
-    run("sed '6s/[0-9]/x/g' '%s' > '%s'", cmd_src, path);
+    tu_tmp_path(path, sizeof path, "damaged.rsa");
+    tu_run("sed '6s/[0-9]/x/g' '%s' > '%s'", cmd_src, path);
     assert_int_equal(ata_matrix_read(path, &B), ATA_ERR_FORMAT);
     printf("  %s\n", ata_last_error());
     assert_non_null(strstr(ata_last_error(), "damaged.rsa: Rutherford-Boeing"));
@@ -949,5 +911,5 @@ int main(void)
         cmocka_unit_test(test_spec_good),
         cmocka_unit_test(test_spec_bad),
     };
-    return cmocka_run_group_tests_name("matrices", tests, make_tmp, remove_tmp);
+    return cmocka_run_group_tests_name("matrices", tests, tu_tmp_make, tu_tmp_remove);
 }

@@ -245,3 +245,43 @@ int tu_check_sweep(ata_context *ctx, const ata_csr *A, const char *name, int S,
     free(b); free(xr); free(x);
     return solves;
 }
+
+static char tu_tmp_root[4096];
+
+int tu_tmp_make(void **state)
+{
+    (void)state;
+    const char *t = getenv("TMPDIR");
+    snprintf(tu_tmp_root, sizeof tu_tmp_root, "%s/ata-test-XXXXXX", t && *t ? t : "/tmp");
+    return mkdtemp(tu_tmp_root) ? 0 : -1;
+}
+
+int tu_tmp_remove(void **state)
+{
+    (void)state;
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tu_tmp_root);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+const char *tu_tmp_dir(void) { return tu_tmp_root; }
+
+void tu_tmp_path(char *buf, size_t len, const char *name)
+{
+    snprintf(buf, len, "%s/%s", tu_tmp_root, name);
+}
+
+void tu_write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+void tu_run(const char *fmt, const char *a, const char *b)
+{
+    char cmd[8192];
+    if (snprintf(cmd, sizeof cmd, fmt, a, b) >= (int)sizeof cmd) fail_msg("command too long: %s", fmt);
+    if (system(cmd) != 0) fail_msg("command failed: %s", cmd);
+}

@@ -49,6 +49,15 @@ typedef struct tu_problem {
 } tu_problem;
 void tu_problem_make(tu_problem *pb, const char *spec, uint64_t seed);
 void tu_problem_free(tu_problem *pb);
+/* A temporary folder per test program (cmocka group setup/teardown), files
+ * in it, and shell commands the tests build their inputs with. */
+int tu_tmp_make(void **state);
+int tu_tmp_remove(void **state);
+const char *tu_tmp_dir(void);
+void tu_tmp_path(char *buf, size_t len, const char *name);
+void tu_write_text(const char *path, const char *text);
+/* Run the command fmt (with a and b put in); fail the test if it fails. */
+void tu_run(const char *fmt, const char *a, const char *b);
 /* Assert a status with the library's detail in the failure message. */
 #define TU_OK(expr) do { ata_status s_ = (expr); if (s_ != ATA_OK) \
     fail_msg("%s -> %s: %s", #expr, ata_status_string(s_), ata_last_error()); } while (0)
