@@ -81,9 +81,25 @@ static int cache_read(const char *path, const char *key, probe_stat *s)
     return found;
 }
 
+/* A probe taken while the machine is oversubscribed (1-minute load average
+ * at or above its online CPUs) measures the other jobs, not the machine: a
+ * synchronisation then costs microseconds instead of ~0.1 us and S comes
+ * out hundreds of times too large. It is used for this run but not cached,
+ * so it cannot become every later run's S. ATA_PROBE_CACHE_ANY_LOAD=1 keeps
+ * it anyway. */
+static int machine_busy(void)
+{
+    const char *any = getenv("ATA_PROBE_CACHE_ANY_LOAD");
+    if (any && !strcmp(any, "1")) return 0;
+    double load[1];
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return getloadavg(load, 1) == 1 && cpus > 0 && load[0] >= (double)cpus;
+}
+
 /* One line, appended (a failure to write only costs the next run a probe). */
 static void cache_write(const char *path, const char *key, const probe_stat *s)
 {
+    if (machine_busy()) return;
     make_dirs(path);
     int fresh = access(path, F_OK) != 0;
     FILE *f = fopen(path, "a");
