@@ -206,6 +206,8 @@ void cli_usage(FILE *f)
                "matrix gives them and their min..max); they are cached per machine in\n"
                "$XDG_CACHE_HOME/ata/probe-HOST-BACKEND-THREADS.txt (delete it to probe\n"
                "again; ATA_PROBE_CACHE=0 turns the cache off), so runs pick the same S.\n"
+               "A probe taken while the load average is at or above the CPU count is not\n"
+               "cached (ATA_PROBE_CACHE_ANY_LOAD=1 caches it anyway).\n"
                "Exit status: 0 every run succeeded; 1 a file, backend, solve or output\n"
                "failed (the status column and one line on stderr say which); 2 usage error.\n"
                "Example: %s pcg --gen lap3d:100 --policy levelset,ca --backend cpu --threads 2\n",
