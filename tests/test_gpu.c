@@ -190,41 +190,6 @@ static void test_context_errors(void **state)
  * the same bits as the host path and the reference (pull), several columns
  * with a leading dimension, the caller's stream (CUDA), and a non-finite
  * row found on the device and named. */
-/* ILU0 with a dense first row and column (an arrow): the kernels look row
- * i's few columns up in the long row 0 instead of scanning it (the
- * quadratic case of a dense early row); the factors must stay bitwise the
- * reference's. */
-static void test_ilu0_dense_row(void **state)
-{
-    (void)state;
-    NEED_GPU();
-    const int n = tiny_run ? 200 : 3000, nnz = 3 * n - 2;
-    int *ri = malloc(nnz * sizeof *ri), *ci = malloc(nnz * sizeof *ci), e = 0;
-    double *v = malloc(nnz * sizeof *v);
-    for (int i = 0; i < n; i++) { ri[e] = i; ci[e] = i; v[e++] = 4.0 + i % 7; }
-    for (int j = 1; j < n; j++) {
-        ri[e] = 0; ci[e] = j; v[e++] = -1.0 / (1 + j % 5);
-        ri[e] = j; ci[e] = 0; v[e++] = -1.0 / (2 + j % 3);
-    }
-    ata_csr *A, *R, *LU;
-    TU_OK(ata_csr_from_coo(n, n, nnz, ri, ci, v, 0, &A));
-    TU_OK(ata_csr_copy(A, &R));
-    TU_OK(ata_ref_ilu0(R));
-    ata_context *ctx = make_ctx(10);
-    for (int k = 0; k < NPOL_ATA; k++) {
-        ata_plan_options po = ata_plan_defaults();
-        po.policy = gpu_policies[k];
-        TU_OK(ata_spilu0(ctx, A, &po, &LU));
-        if (memcmp(LU->val, R->val, A->nnz * sizeof *R->val) != 0)
-            fail_msg("arrow n = %d %s: GPU ILU0 differs from the reference (rel diff %g)", n,
-                     ata_policy_name(po.policy), tu_rel_diff(LU->val, R->val, A->nnz));
-        ata_csr_free(LU);
-    }
-    ata_context_destroy(ctx);
-    ata_csr_free(A); ata_csr_free(R);
-    free(ri); free(ci); free(v);
-}
-
 static void test_device_pointers(void **state)
 {
     (void)state;
@@ -317,7 +282,6 @@ int main(void)
         cmocka_unit_test(test_group_widths),
         cmocka_unit_test(test_epoch_wrap),
         cmocka_unit_test(test_large),
-        cmocka_unit_test(test_ilu0_dense_row),
         cmocka_unit_test(test_device_pointers),
     };
 #if defined(ATA_HAVE_CUDA) || defined(ATA_HAVE_HIP)
