@@ -8,16 +8,6 @@
 #include <unistd.h>
 #include "test_util.h"
 
-static ata_context *cpu_ctx(int threads)
-{
-    ata_context_options o = ata_context_defaults();
-    o.backend = ATA_BACKEND_CPU;
-    o.threads = threads;
-    ata_context *ctx;
-    TU_OK(ata_context_create(&o, &ctx));
-    return ctx;
-}
-
 /* NULL if the shared matrix is absent (a loud SKIPPED line). */
 static ata_csr *read_real(const char *name)
 {
@@ -121,7 +111,7 @@ static void check_factor(ata_context *ctx, const ata_csr *A, const char *name, a
 static void test_factor_vs_reference(void **state)
 {
     (void)state;
-    ata_context *ctx = cpu_ctx(2);
+    ata_context *ctx = tu_cpu_context(2);
     const char *gens[] = { "lap2d:40", "lap3d:12", "circuit:3000", "lap2d:30,perm=4" };
     for (int g = 0; g < 4; g++) {
         ata_csr *A;
@@ -171,7 +161,7 @@ static double *new_values(const ata_csr *A, int step)
 static void test_factor_update(void **state)
 {
     (void)state;
-    ata_context *ctx = cpu_ctx(2);
+    ata_context *ctx = tu_cpu_context(2);
     ata_csr *A;
     TU_OK(ata_gen_from_spec("lap3d:14", &A));
     const int n = A->nrows;
@@ -226,7 +216,7 @@ static ata_csr *zero_pivot_matrix(void)
 static void test_factor_zero_pivot(void **state)
 {
     (void)state;
-    ata_context *ctx = cpu_ctx(2);
+    ata_context *ctx = tu_cpu_context(2);
     ata_csr *A = zero_pivot_matrix(), *good;
     TU_OK(ata_gen_laplace2d(10, 10, &good));
     double b[100], x[100], y[100];
@@ -293,7 +283,7 @@ static void test_factor_zero_pivot(void **state)
 static void test_shift_spd(void **state)
 {
     (void)state;
-    ata_context *ctx = cpu_ctx(2);
+    ata_context *ctx = tu_cpu_context(2);
     const char *names[] = { "LFAT5.mtx", "bcsstk13.mtx" };
     for (int m = 0; m < 2; m++) {
         ata_csr *A = read_real(names[m]);
@@ -361,7 +351,7 @@ static ata_csr *level_ordered(const ata_csr *A)
 static void test_sptrsv_multi(void **state)
 {
     (void)state;
-    ata_context *ctx = cpu_ctx(2);
+    ata_context *ctx = tu_cpu_context(2);
     const char *specs[] = { "lap3d:10", "circuit:2000", "lap2d:30,perm=2" };
     const int ks[] = { 1, 3, 8, 21 };   /* blocks of 16, 8, 4, 2 and 1 */
     for (int g = 0; g < 3; g++)
@@ -440,7 +430,7 @@ static void test_sptrsv_multi(void **state)
 static void test_factor_multi_and_plan_update(void **state)
 {
     (void)state;
-    ata_context *ctx = cpu_ctx(2);
+    ata_context *ctx = tu_cpu_context(2);
     ata_csr *A;
     TU_OK(ata_gen_from_spec("lap3d:12", &A));
     const int n = A->nrows, K = 7;
@@ -566,7 +556,7 @@ static void check_split(ata_context *ctx, const char *spec, ata_reorder reorder,
 static void test_pcg_split(void **state)
 {
     (void)state;
-    ata_context *ctx = cpu_ctx(2);
+    ata_context *ctx = tu_cpu_context(2);
     check_split(ctx, "lap3d:12", ATA_REORDER_NONE, 20);    /* level-order layout on the runtime */
     check_split(ctx, "lap2d:24,perm=4", ATA_REORDER_RCM, 5); /* user ordering + layout: composed maps */
     check_split(ctx, "circuit:1000", ATA_REORDER_ND, 5);
@@ -576,7 +566,7 @@ static void test_pcg_split(void **state)
 static void test_pcg_monitor_phases_failures(void **state)
 {
     (void)state;
-    ata_context *ctx = cpu_ctx(2);
+    ata_context *ctx = tu_cpu_context(2);
     ata_csr *A;
     TU_OK(ata_gen_from_spec("lap3d:16", &A));
     const int n = A->nrows;

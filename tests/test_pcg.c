@@ -8,16 +8,6 @@
 #include <unistd.h>
 #include "test_util.h"
 
-static ata_context *cpu_ctx(int threads)
-{
-    ata_context_options o = ata_context_defaults();
-    o.backend = ATA_BACKEND_CPU;
-    o.threads = threads;
-    ata_context *ctx;
-    TU_OK(ata_context_create(&o, &ctx));
-    return ctx;
-}
-
 static double true_relres(const ata_csr *A, const double *x, const double *b)
 {
     const int n = A->nrows;
@@ -51,7 +41,7 @@ static void check_problem(const char *spec, int it_lo, int it_hi)
     assert_true(res.relres <= 1e-6);
     assert_true(true_relres(A, x, b) <= 1e-6);
     const int ref_it = res.iterations;
-    ata_context *ctx = cpu_ctx(2);
+    ata_context *ctx = tu_cpu_context(2);
     const ata_policy pols[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCFREE, ATA_POLICY_CA, ATA_POLICY_LA, ATA_POLICY_GREEDY };
     for (int k = 0; k < 5; k++) {
         opt.plan.policy = pols[k];
@@ -92,7 +82,7 @@ static void test_real_spd(void **state)
         { "hangGlider_2.mtx", ATA_ERR_MISSING_DIAG },
     };
     char path[4096];
-    ata_context *ctx = cpu_ctx(2);
+    ata_context *ctx = tu_cpu_context(2);
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         snprintf(path, sizeof path, "%s/real/%s", tu_matrix_dir(), cases[c].name);
         ata_csr *A;
@@ -128,7 +118,7 @@ static void test_reorder_and_ic0(void **state)
     const int n = A->nrows;
     double *b = malloc(n * sizeof *b), *x = calloc(n, sizeof *x);
     tu_random_vec(b, n, 5);
-    ata_context *ctx = cpu_ctx(2);
+    ata_context *ctx = tu_cpu_context(2);
     const ata_reorder how[] = { ATA_REORDER_NONE, ATA_REORDER_RCM, ATA_REORDER_ND };
     for (int r = 0; r < 3; r++)
         for (int pc = 0; pc < 3; pc++) {

@@ -285,3 +285,13 @@ void tu_run(const char *fmt, const char *a, const char *b)
     if (snprintf(cmd, sizeof cmd, fmt, a, b) >= (int)sizeof cmd) fail_msg("command too long: %s", fmt);
     if (system(cmd) != 0) fail_msg("command failed: %s", cmd);
 }
+
+ata_context *tu_cpu_context(int threads)
+{
+    ata_context_options o = ata_context_defaults();
+    o.backend = ATA_BACKEND_CPU;
+    o.threads = threads;
+    ata_context *ctx;
+    TU_OK(ata_context_create(&o, &ctx));
+    return ctx;
+}

@@ -49,6 +49,8 @@ typedef struct tu_problem {
 } tu_problem;
 void tu_problem_make(tu_problem *pb, const char *spec, uint64_t seed);
 void tu_problem_free(tu_problem *pb);
+/* A context of the CPU backend with `threads` workers (0: the default). */
+ata_context *tu_cpu_context(int threads);
 /* A temporary folder per test program (cmocka group setup/teardown), files
  * in it, and shell commands the tests build their inputs with. */
 int tu_tmp_make(void **state);
