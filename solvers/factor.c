@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "clock.h"
+#include "csr.h"
 #include "dag.h"
 #include "error.h"
 #include "factor.h"
@@ -25,25 +26,6 @@ ata_factor_options ata_factor_defaults(void)
     o.shift_amount = 0;
     o.plan = ata_plan_defaults();
     return o;
-}
-
-ata_status csr_permute_mapped(const ata_csr *A, const int *perm, ata_csr **B_out, int **map_out)
-{
-    ata_csr *I = NULL, *B = NULL;
-    ATA_TRY(ata_csr_copy(A, &I));
-    for (int q = 0; q < I->nnz; q++) I->val[q] = q;     /* exact below 2^53 */
-    ata_status st = ata_csr_permute_sym(I, perm, &B);
-    ata_csr_free(I);
-    if (st != ATA_OK) return st;
-    int *map = malloc(((size_t)B->nnz + 1) * sizeof *map);
-    if (!map) { ata_csr_free(B); return ata_fail(ATA_ERR_NOMEM, "permute: out of memory"); }
-    for (int q = 0; q < B->nnz; q++) {
-        map[q] = (int)B->val[q];
-        B->val[q] = A->val[map[q]];
-    }
-    *B_out = B;
-    *map_out = map;
-    return ATA_OK;
 }
 
 /* perm[old] = new: L's level sets in order (see pcg.c for why). */
@@ -95,17 +77,17 @@ static int first_bad_pivot(const factor_core *f, int positive)
  * fp->T / LU / D. ZERO_PIVOT is not an error here: the caller scans. */
 static ata_status numeric(factor_core *f, double s)
 {
-    const ata_csr *A = f->A;
+    const double *aval = f->aval;
     const int n = f->n;
     const int pd = f->opt.shift == ATA_SHIFT_POSITIVE_DEFINITE;
     double dmax = 0;
     if (s != 0 && pd)
-        for (int i = 0; i < n; i++) dmax = fmax(dmax, fabs(A->val[f->dpos[i]]));
+        for (int i = 0; i < n; i++) dmax = fmax(dmax, fabs(aval[f->dpos[i]]));
     ata_csr *dst = f->opt.type == ATA_PC_JACOBI ? f->D : f->ctx ? f->fp->T : f->LU;
     if (f->opt.type == ATA_PC_JACOBI) {
-        for (int i = 0; i < n; i++) dst->val[i] = A->val[f->dpos[i]];
+        for (int i = 0; i < n; i++) dst->val[i] = aval[f->dpos[i]];
     } else {
-        memcpy(dst->val, A->val, (size_t)A->nnz * sizeof *dst->val);
+        memcpy(dst->val, aval, (size_t)f->nnz * sizeof *dst->val);
     }
     if (s != 0)
         for (int i = 0; i < n; i++) {
@@ -160,13 +142,39 @@ static void solve_matrices(const factor_core *f, const ata_csr **Lm, const ata_c
 
 /* After a good factorisation: relabel, IC0, and the solve plans (made on the
  * first call, given new values after). */
+/* ILU0 on a runtime: the L and U plans straight from the factors, in the
+ * relabelled order if any, no relabelled or triangle copies in between; a
+ * refactor moves the values through the maps. */
+static ata_status propagate_mapped(factor_core *f)
+{
+    const ata_csr *F = f->fp->T;
+    if (f->Lp) {
+        ATA_TRY(sptrsv_plan_values_mapped(f->Lp, F->val, f->Lmap, f->pscratch));
+        return sptrsv_plan_values_mapped(f->Up, F->val, f->Umap, f->pscratch);
+    }
+    double t0 = clock_now();
+    ata_plan_options lo = f->opt.plan, uo = f->opt.plan;
+    lo.uplo = ATA_LOWER;
+    lo.diag = ATA_UNIT;
+    uo.uplo = ATA_UPPER;
+    uo.diag = ATA_NON_UNIT;
+    ATA_TRY(sptrsv_plan_create_mapped(f->ctx, F, f->perm, &lo, &f->Lp, &f->Lmap));
+    ATA_TRY(sptrsv_plan_create_mapped(f->ctx, F, f->perm, &uo, &f->Up, &f->Umap));
+    const int most = f->Lp->info.nnz > f->Up->info.nnz ? f->Lp->info.nnz : f->Up->info.nnz;
+    if (!(f->pscratch = malloc(((size_t)most + 1) * sizeof *f->pscratch)))
+        return ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
+    f->analysis_s += clock_now() - t0;
+    return ATA_OK;
+}
+
 static ata_status propagate(factor_core *f)
 {
+    if (f->ctx && f->opt.type == ATA_PC_ILU0) return propagate_mapped(f);
     if (f->opt.type != ATA_PC_JACOBI) {
         const ata_csr *F = f->ctx ? f->fp->T : f->LU;
         if (f->perm) {
             if (!f->LUp) {
-                ATA_TRY(csr_permute_mapped(F, f->perm, &f->LUp, &f->map));
+                ATA_TRY(csr_permute_part(F, f->perm, CSR_ALL, &f->LUp, &f->map));
             } else {
                 for (int q = 0; q < f->LUp->nnz; q++) f->LUp->val[q] = F->val[f->map[q]];
             }
@@ -239,7 +247,7 @@ static ata_status factorise(factor_core *f)
             s0 = 1e-3;
         } else {
             double dmax = 0;
-            for (int i = 0; i < f->n; i++) dmax = fmax(dmax, fabs(f->A->val[f->dpos[i]]));
+            for (int i = 0; i < f->n; i++) dmax = fmax(dmax, fabs(f->aval[f->dpos[i]]));
             s0 = 1e-10 * (dmax > 0 ? dmax : 1);
         }
     }
@@ -296,7 +304,12 @@ ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_facto
     ata_status st;
     double t0 = clock_now();
 #define CHECK(e) do { if ((st = (e)) != ATA_OK) goto fail; } while (0)
-    CHECK(ata_csr_copy(A, &f->A));
+    f->nnz = A->nnz;
+    if (!(f->aval = malloc(((size_t)A->nnz + 1) * sizeof *f->aval))) {
+        st = ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
+        goto fail;
+    }
+    memcpy(f->aval, A->val, (size_t)A->nnz * sizeof *f->aval);
     if (!(f->dpos = malloc(((size_t)n + 1) * sizeof *f->dpos))) {
         st = ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
         goto fail;
@@ -342,7 +355,7 @@ fail:
 ata_status factor_core_update(factor_core *f, const double *val)
 {
     if (!f || !val) return ata_fail(ATA_ERR_ARG, "factor update: NULL argument");
-    memcpy(f->A->val, val, (size_t)f->A->nnz * sizeof *val);
+    memcpy(f->aval, val, (size_t)f->nnz * sizeof *val);
     return factorise(f);
 }
 
@@ -390,7 +403,7 @@ void factor_core_free(factor_core *f)
     ata_plan_destroy(f->Lp);
     ata_plan_destroy(f->Up);
     plan_free(f->fp);
-    ata_csr_free(f->A);
+    free(f->aval);
     ata_csr_free(f->LU);
     ata_csr_free(f->LUp);
     ata_csr_free(f->C);
@@ -399,6 +412,9 @@ void factor_core_free(factor_core *f)
     free(f->dpos);
     free(f->perm);
     free(f->map);
+    free(f->Lmap);
+    free(f->Umap);
+    free(f->pscratch);
     free(f);
 }
 

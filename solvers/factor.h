@@ -10,7 +10,9 @@ typedef struct factor_core {
     int n;
     ata_factor_options opt;
     int require_positive;   /* PCG: a pivot <= 0 is INDEFINITE_PC */
-    ata_csr *A;             /* the matrix (factor order), unshifted values */
+    double *aval;           /* A's unshifted values, factor order (the pattern is the
+                               ILU0 plan's, LU's, or for Jacobi A's diagonal) */
+    int nnz;
     int *dpos;              /* position of each row's diagonal in A */
     ata_plan *fp;           /* runtime ILU0 plan; its T holds the factors */
     ata_csr *LU;            /* reference: the factors */
@@ -20,6 +22,9 @@ typedef struct factor_core {
     ata_csr *C, *Ct;        /* IC0: C = L D^{1/2} and C^T */
     ata_csr *D;             /* Jacobi: diag(A) as a triangle */
     ata_plan *Lp, *Up;      /* runtime solve plans (Jacobi: Lp only) */
+    int *Lmap, *Umap;       /* ILU0 on a runtime: where each plan value sits in
+                               the factors (sptrsv_plan_create_mapped) */
+    double *pscratch;       /* plan values on their way in (refactor) */
     double *tmp;            /* backend vector between the two solves */
     int pivot_row;          /* last bad pivot, -1 if none */
     int valid;              /* the last factorisation succeeded */
@@ -40,8 +45,5 @@ ata_status factor_core_update(factor_core *f, const double *val);
  * be NULL) accumulate the time of the two solves. */
 ata_status factor_core_apply(factor_core *f, const double *r, double *z, double *t_L, double *t_U);
 void factor_core_free(factor_core *f);
-
-/* B = P A P^T (ata_csr_permute_sym) and map: B->val[q] = A->val[map[q]]. */
-ata_status csr_permute_mapped(const ata_csr *A, const int *perm, ata_csr **B_out, int **map_out);
 
 #endif

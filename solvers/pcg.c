@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include "clock.h"
+#include "csr.h"
 #include "error.h"
 #include "factor.h"
 #include "krylov_ops.h"
@@ -221,21 +222,22 @@ void ata_pcg_destroy(ata_pcg_solver *s)
     free(s);
 }
 
-/* The level-order layout: the factor core relabels the factors into L's
- * level sets (perm[old] = new) after the factorisation, and A follows here.
- * M = LU stays the same operator, so PCG does the same arithmetic up to
- * rounding, but the L solve then runs in index order and, for a symmetric
- * pattern, the U solve in contiguous level blocks: b and x are streamed
- * instead of gathered row by row (the gather was the CPU solves' top cost).
- * L' stays lower and U' upper triangular because a level order is
- * topological for L and, reversed, for U when the pattern is symmetric. It
- * changes no arithmetic of the factorisation, which runs before it. */
-static ata_status follow_layout(ata_pcg_solver *s, const int *perm)
+/* The level-order layout: the factor core makes the L and U plans in L's
+ * level order (perm[old] = new) after the factorisation, and A follows
+ * here. M = LU stays the same operator, so PCG does the same arithmetic up
+ * to rounding, but the L solve then runs in index order and, for a
+ * symmetric pattern, the U solve in contiguous level blocks: b and x are
+ * streamed instead of gathered row by row (the gather was the CPU solves'
+ * top cost). L' stays lower and U' upper triangular because a level order
+ * is topological for L and, reversed, for U when the pattern is symmetric.
+ * It changes no arithmetic of the factorisation, which runs before it.
+ * F is the factored matrix (A, or A reordered); A is made from it once. */
+static ata_status follow_layout(ata_pcg_solver *s, const ata_csr *F, const int *perm)
 {
     ata_csr *P;
     int *map;
-    ATA_TRY(csr_permute_mapped(s->A, perm, &P, &map));
-    if (s->amap) for (int q = 0; q < P->nnz; q++) map[q] = s->amap[map[q]];
+    ATA_TRY(csr_permute_part(F, perm, CSR_ALL, &P, &map));
+    if (s->fmap) for (int q = 0; q < P->nnz; q++) map[q] = s->fmap[map[q]];
     free(s->amap);
     s->amap = map;
     ata_csr_free(s->A);
@@ -266,19 +268,17 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
     ata_status st;
     double t0 = clock_now();
 #define CHECK(e) do { if ((st = (e)) != ATA_OK) goto fail; } while (0)
-    CHECK(ata_csr_copy(A_in, &s->A));
+#define CHECK_R(e) do { if ((st = (e)) != ATA_OK) goto fail_r; } while (0)
+    /* F: the matrix factored, A_in or A_in reordered. s->A (the operator)
+     * is made from it after the factorisation: as it is, or in the level
+     * order of the layout, without a copy in between. */
+    const ata_csr *F = A_in;
+    ata_csr *R = NULL;
     if (opt->reorder != ATA_REORDER_NONE) {
         /* The user's ordering changes the factorisation (that is its point). */
-        ata_csr *P;
-        CHECK(reorder_perm(s->A, opt->reorder, &s->total));
-        CHECK(csr_permute_mapped(s->A, s->total, &P, &s->fmap));
-        ata_csr_free(s->A);
-        s->A = P;
-        if (!(s->amap = malloc(((size_t)s->nnz + 1) * sizeof *s->amap))) {
-            st = ata_fail(ATA_ERR_NOMEM, "pcg: out of memory");
-            goto fail;
-        }
-        memcpy(s->amap, s->fmap, (size_t)s->nnz * sizeof *s->amap);
+        CHECK(reorder_perm(A_in, opt->reorder, &s->total));
+        CHECK(csr_permute_part(A_in, s->total, CSR_ALL, &R, &s->fmap));
+        F = R;
     }
     s->analysis_s = res->analysis_s = clock_now() - t0;
     if (opt->precond != ATA_PC_NONE) {
@@ -287,8 +287,8 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
         fo.shift = opt->shift;
         fo.shift_amount = opt->shift_amount;
         fo.plan = opt->plan;
-        const int layout = ctx && opt->precond != ATA_PC_JACOBI && ata_csr_is_symmetric(s->A);
-        st = factor_core_setup(ctx, s->A, &fo, 1, layout, &s->pc);
+        const int layout = ctx && opt->precond != ATA_PC_JACOBI && ata_csr_is_symmetric(F);
+        st = factor_core_setup(ctx, F, &fo, 1, layout, &s->pc);
         if (s->pc) {
             s->analysis_s += s->pc->analysis_s;
             s->factor_s = s->pc->factor_s;
@@ -297,13 +297,24 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
             res->shift = s->pc->shift;
             res->shift_retries = s->pc->retries;
         }
-        if (st != ATA_OK) goto fail;
-        if (s->pc->perm) {
-            double t1 = clock_now();
-            CHECK(follow_layout(s, s->pc->perm));
-            s->analysis_s += clock_now() - t1;
-        }
+        if (st != ATA_OK) goto fail_r;
     }
+    double t1 = clock_now();
+    if (s->pc && s->pc->perm) {
+        CHECK_R(follow_layout(s, F, s->pc->perm));
+        ata_csr_free(R);
+    } else if (R) {
+        s->A = R;
+        if (!(s->amap = malloc(((size_t)s->nnz + 1) * sizeof *s->amap))) {
+            st = ata_fail(ATA_ERR_NOMEM, "pcg: out of memory");
+            goto fail;
+        }
+        memcpy(s->amap, s->fmap, (size_t)s->nnz * sizeof *s->amap);
+    } else {
+        CHECK(ata_csr_copy(A_in, &s->A));
+    }
+    R = NULL;
+    s->analysis_s += clock_now() - t1;
     CHECK(krylov_init(&s->ops, ctx, s->A, s->pc));
     for (int k = 0; k < 6; k++) CHECK(krylov_alloc(&s->ops, &s->v[k]));
     if (s->total) {
@@ -312,10 +323,13 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
         if (!s->pb || !s->px) { st = ata_fail(ATA_ERR_NOMEM, "pcg: out of memory"); goto fail; }
     }
 #undef CHECK
+#undef CHECK_R
     res->analysis_s = s->analysis_s;
     s->valid = 1;
     *out = s;
     return ATA_OK;
+fail_r:
+    ata_csr_free(R);
 fail:
     ata_pcg_destroy(s);
     return st;

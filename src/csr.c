@@ -2,6 +2,7 @@
  * symmetric permutation. Every routine returns a fresh matrix with strictly
  * increasing columns in each row, so callers never sort. Rows in messages
  * are 0-based, as everywhere in the library. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,48 +217,100 @@ static ata_status perm_inverse(const int *perm, int n, int **inv_out)
     return ATA_OK;
 }
 
-/* Visiting the new columns c in increasing order (old column inv[c], found
- * as a row of A^T) appends to every new row in sorted order: one transpose
- * replaces a per-row sort. */
-static void permute_fill(const ata_csr *At, const int *perm, const int *inv, ata_csr *B)
+/* The band of c - r that `part` keeps: lo <= c - r <= hi. */
+static void part_band(int part, long long *lo, long long *hi)
 {
-    const int n = B->nrows, *Tp = At->rowptr, *Tj = At->col;
-    const double *Tx = At->val;
-    int *next = B->rowptr;           /* used as insertion cursors, then shifted back */
-    for (int c = 0; c < n; c++) {
-        int j = inv[c];
-        for (int p = Tp[j]; p < Tp[j + 1]; p++) {
-            int q = next[perm[Tj[p]]]++;
-            B->col[q] = c;
-            B->val[q] = Tx[p];
+    *lo = part == CSR_UPPER ? 0 : part == CSR_STRICT_UPPER ? 1 : -(long long)INT_MAX - 1;
+    *hi = part == CSR_LOWER ? 0 : part == CSR_STRICT_LOWER ? -1 : INT_MAX;
+}
+
+typedef struct { int col, src; } csr_pair;
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const csr_pair *x = a, *y = b;
+    return (x->col > y->col) - (x->col < y->col);
+}
+
+/* Sort one row's (col, src) by col: insertion for short rows (all of a
+ * stencil's; an order that keeps neighbours in order leaves them sorted),
+ * qsort for long ones (a dense row must not cost len^2). */
+static ata_status sort_row(int *col, int *src, int len)
+{
+    if (len <= 32) {
+        for (int a = 1; a < len; a++) {
+            int c = col[a], s = src[a], b = a - 1;
+            for (; b >= 0 && col[b] > c; b--) { col[b + 1] = col[b]; src[b + 1] = src[b]; }
+            col[b + 1] = c;
+            src[b + 1] = s;
         }
+        return ATA_OK;
     }
-    for (int r = n; r > 0; r--) next[r] = next[r - 1];
-    next[0] = 0;
+    int sorted = 1;
+    for (int a = 1; a < len && sorted; a++) sorted = col[a - 1] < col[a];
+    if (sorted) return ATA_OK;
+    csr_pair *t = malloc((size_t)len * sizeof *t);
+    if (!t) return ata_fail(ATA_ERR_NOMEM, "permute: out of memory (row of %d entries)", len);
+    for (int a = 0; a < len; a++) { t[a].col = col[a]; t[a].src = src[a]; }
+    qsort(t, (size_t)len, sizeof *t, cmp_pair);
+    for (int a = 0; a < len; a++) { col[a] = t[a].col; src[a] = t[a].src; }
+    free(t);
+    return ATA_OK;
+}
+
+/* Row by row of the result: new row r is old row inv[r], its columns
+ * relabelled, filtered and sorted in place. One pass over A, no transpose:
+ * the arrays are sized for all of A and trimmed (pages never written cost
+ * nothing). */
+ata_status csr_permute_part(const ata_csr *A, const int *perm, int part, ata_csr **out, int **map_out)
+{
+    if (!A || !out) return ata_fail(ATA_ERR_ARG, "permute: NULL argument");
+    const int n = A->nrows, *Ap = A->rowptr, *Aj = A->col;
+    if (n != A->ncols)
+        return ata_fail(ATA_ERR_NOT_SQUARE, "permute: %d x %d matrix is not square", n, A->ncols);
+    int *inv = NULL;
+    if (perm) ATA_TRY(perm_inverse(perm, n, &inv));
+    long long lo, hi;
+    part_band(part, &lo, &hi);
+    const unsigned long long width = (unsigned long long)(hi - lo);
+    ata_csr *B = NULL;
+    int *map = malloc(((size_t)A->nnz + 1) * sizeof *map);
+    ata_status st = map ? ata_csr_alloc(n, n, A->nnz, &B) : ata_fail(ATA_ERR_NOMEM, "permute: out of memory");
+    int w = 0;
+    for (int r = 0; st == ATA_OK && r < n; r++) {
+        const int i = inv ? inv[r] : r, w0 = w;
+        int *restrict bj = B->col, *restrict mp = map;
+        for (int p = Ap[i]; p < Ap[i + 1]; p++) {
+            const int c = perm ? perm[Aj[p]] : Aj[p];
+            bj[w] = c;
+            mp[w] = p;
+            w += (unsigned long long)((long long)c - r - lo) <= width;   /* kept: advance */
+        }
+        if (perm) st = sort_row(bj + w0, mp + w0, w - w0);
+        B->rowptr[r + 1] = w;
+    }
+    free(inv);
+    if (st != ATA_OK) { free(map); ata_csr_free(B); return st; }
+    B->nnz = w;
+    if (w < A->nnz) {   /* trim; a failed shrink keeps the larger block */
+        int *c2 = realloc(B->col, ((size_t)w + 1) * sizeof *c2);
+        double *v2 = realloc(B->val, ((size_t)w + 1) * sizeof *v2);
+        int *m2 = realloc(map, ((size_t)w + 1) * sizeof *m2);
+        if (c2) B->col = c2;
+        if (v2) B->val = v2;
+        if (m2) map = m2;
+    }
+    for (int q = 0; q < w; q++) B->val[q] = A->val[map[q]];
+    if (map_out) *map_out = map;
+    else free(map);
+    *out = B;
+    return ATA_OK;
 }
 
 ata_status ata_csr_permute_sym(const ata_csr *A, const int *perm, ata_csr **out)
 {
     if (!A || !perm || !out) return ata_fail(ATA_ERR_ARG, "permute: NULL argument");
-    const int n = A->nrows;
-    if (n != A->ncols)
-        return ata_fail(ATA_ERR_NOT_SQUARE, "permute: %d x %d matrix is not square", n, A->ncols);
-    int *inv = NULL;
-    ATA_TRY(perm_inverse(perm, n, &inv));
-    ata_csr *At = NULL, *B = NULL;
-    ata_status st = ata_csr_transpose(A, &At);
-    if (st == ATA_OK) st = ata_csr_alloc(n, n, A->nnz, &B);
-    if (st == ATA_OK) {
-        /* Row perm[i] of B is as long as row i of A; rowptr starts as
-         * each row's start, advanced by permute_fill. */
-        for (int i = 0; i < n; i++) B->rowptr[perm[i] + 1] = A->rowptr[i + 1] - A->rowptr[i];
-        for (int r = 0; r < n; r++) B->rowptr[r + 1] += B->rowptr[r];
-        permute_fill(At, perm, inv, B);
-        *out = B;
-    }
-    ata_csr_free(At);
-    free(inv);
-    return st;
+    return csr_permute_part(A, perm, CSR_ALL, out, NULL);
 }
 
 /* splitmix64: a full-period 64-bit generator, good enough for shuffles and

@@ -10,4 +10,13 @@
  * (0-based). O(nrows + nnz). */
 ata_status csr_check_structure(const ata_csr *A, const char *what);
 
+/* Which entries csr_permute_part keeps, by their new (row, column). */
+enum { CSR_ALL = 0, CSR_LOWER, CSR_STRICT_LOWER, CSR_UPPER, CSR_STRICT_UPPER };
+
+/* The `part` of P A P^T (perm[old] = new; NULL: A itself), columns sorted,
+ * and, if map_out, map[q] = position in A of the result's entry q (new
+ * values in A's order reach the result as val[map[q]]). A must be square
+ * with sorted columns; perm is checked to be a permutation. */
+ata_status csr_permute_part(const ata_csr *A, const int *perm, int part, ata_csr **out, int **map_out);
+
 #endif

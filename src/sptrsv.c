@@ -58,6 +58,46 @@ ata_status ata_sptrsv_plan_create(ata_context *ctx, const ata_csr *T,
     return plan_analyse(ctx, tri, PLAN_SPTRSV, &o, out);
 }
 
+/* The plan's input, made straight from F: the triangle of P F P^T (no
+ * diagonal if unit), transposed for push. map[q] = position in F of the
+ * input's entry q: computed on source positions stored as values (exact
+ * below 2^53), which the transpose moves with the entries. */
+ata_status sptrsv_plan_create_mapped(ata_context *ctx, const ata_csr *F, const int *perm,
+                                     const ata_plan_options *opt, ata_plan **out, int **map_out)
+{
+    ata_plan_options o = *opt;
+    ATA_TRY(check_plan_options(ctx, &o));
+    const int unit = o.diag == ATA_UNIT;
+    const int part = o.uplo == ATA_LOWER ? (unit ? CSR_STRICT_LOWER : CSR_LOWER) : (unit ? CSR_STRICT_UPPER : CSR_UPPER);
+    ata_csr *tri = NULL, *tc = NULL;
+    int *map = NULL;
+    ATA_TRY(csr_permute_part(F, perm, part, &tri, &map));
+    ata_status st = unit ? ATA_OK : ata_csr_check_diag(tri, "sptrsv plan");
+    if (st == ATA_OK && o.traversal == ATA_PUSH) {
+        for (int q = 0; q < tri->nnz; q++) tri->val[q] = map[q];
+        st = ata_csr_transpose(tri, &tc);
+        if (st == ATA_OK)
+            for (int q = 0; q < tc->nnz; q++) {
+                map[q] = (int)tc->val[q];
+                tc->val[q] = F->val[map[q]];
+            }
+        ata_csr_free(tri);
+        tri = tc;
+    }
+    if (st == ATA_OK) st = plan_analyse(ctx, tri, PLAN_SPTRSV, &o, out);   /* owns tri */
+    else ata_csr_free(tri);
+    if (st != ATA_OK) { free(map); return st; }
+    *map_out = map;
+    return ATA_OK;
+}
+
+ata_status sptrsv_plan_values_mapped(ata_plan *p, const double *fval, const int *map, double *scratch)
+{
+    const int nnz = p->info.nnz;
+    for (int q = 0; q < nnz; q++) scratch[q] = fval[map[q]];
+    return p->ctx->ops->plan_values(p, scratch);
+}
+
 ata_status ata_sptrsv(ata_plan *p, const double *b, double *x)
 {
     if (!p || !b || !x) return ata_fail(ATA_ERR_ARG, "sptrsv: NULL argument");
