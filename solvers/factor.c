@@ -142,9 +142,11 @@ static void solve_matrices(const factor_core *f, const ata_csr **Lm, const ata_c
 
 /* After a good factorisation: relabel, IC0, and the solve plans (made on the
  * first call, given new values after). */
-/* ILU0 on a runtime: the L and U plans straight from the factors, in the
- * relabelled order if any, no relabelled or triangle copies in between; a
- * refactor moves the values through the maps. */
+/* ILU0 on a runtime: the L and U plans straight from the factors. With a
+ * relabelling, the factors are relabelled once (LUp, map; PCG takes LUp's
+ * pattern for its A afterwards, see factor_core_take_relabelled) and the
+ * triangles split off it in one streaming pass each, maps composed. A
+ * refactor moves the values through the maps: no extraction again. */
 static ata_status propagate_mapped(factor_core *f)
 {
     const ata_csr *F = f->fp->T;
@@ -153,17 +155,38 @@ static ata_status propagate_mapped(factor_core *f)
         return sptrsv_plan_values_mapped(f->Up, F->val, f->Umap, f->pscratch);
     }
     double t0 = clock_now();
+    const ata_csr *src = F;
+    if (f->perm) {
+        ATA_TRY(csr_permute_part(F, f->perm, CSR_ALL, &f->LUp, &f->map));
+        src = f->LUp;
+    }
     ata_plan_options lo = f->opt.plan, uo = f->opt.plan;
     lo.uplo = ATA_LOWER;
     lo.diag = ATA_UNIT;
     uo.uplo = ATA_UPPER;
     uo.diag = ATA_NON_UNIT;
-    ATA_TRY(sptrsv_plan_create_mapped(f->ctx, F, f->perm, &lo, &f->Lp, &f->Lmap));
-    ATA_TRY(sptrsv_plan_create_mapped(f->ctx, F, f->perm, &uo, &f->Up, &f->Umap));
-    const int most = f->Lp->info.nnz > f->Up->info.nnz ? f->Lp->info.nnz : f->Up->info.nnz;
-    if (!(f->pscratch = malloc(((size_t)most + 1) * sizeof *f->pscratch)))
+    ATA_TRY(sptrsv_plan_create_mapped(f->ctx, src, NULL, &lo, &f->Lp, &f->Lmap));
+    ATA_TRY(sptrsv_plan_create_mapped(f->ctx, src, NULL, &uo, &f->Up, &f->Umap));
+    const int nl = f->Lp->info.nnz, nu = f->Up->info.nnz;
+    if (f->map) {
+        for (int q = 0; q < nl; q++) f->Lmap[q] = f->map[f->Lmap[q]];
+        for (int q = 0; q < nu; q++) f->Umap[q] = f->map[f->Umap[q]];
+    }
+    if (!(f->pscratch = malloc(((size_t)(nl > nu ? nl : nu) + 1) * sizeof *f->pscratch)))
         return ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
     f->analysis_s += clock_now() - t0;
+    return ATA_OK;
+}
+
+ata_status factor_core_take_relabelled(factor_core *f, ata_csr **P, int **map)
+{
+    *P = NULL;
+    *map = NULL;
+    if (!f->ctx || f->opt.type != ATA_PC_ILU0 || !f->LUp) return ATA_OK;   /* IC0 refreshes its LUp */
+    *P = f->LUp;
+    *map = f->map;
+    f->LUp = NULL;
+    f->map = NULL;
     return ATA_OK;
 }
 

@@ -45,5 +45,11 @@ ata_status factor_core_update(factor_core *f, const double *val);
  * be NULL) accumulate the time of the two solves. */
 ata_status factor_core_apply(factor_core *f, const double *r, double *z, double *t_L, double *t_U);
 void factor_core_free(factor_core *f);
+/* ILU0 on a runtime with a relabelling: hands over the relabelled factors
+ * P (P A P^T's pattern, the factor values) and map (P->val[q] came from
+ * position map[q] of the factored matrix), which the factor no longer
+ * needs; PCG makes its operator of them without a second permutation.
+ * Otherwise *P and *map are NULL. */
+ata_status factor_core_take_relabelled(factor_core *f, ata_csr **P, int **map);
 
 #endif

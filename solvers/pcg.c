@@ -236,7 +236,9 @@ static ata_status follow_layout(ata_pcg_solver *s, const ata_csr *F, const int *
 {
     ata_csr *P;
     int *map;
-    ATA_TRY(csr_permute_part(F, perm, CSR_ALL, &P, &map));
+    ATA_TRY(factor_core_take_relabelled(s->pc, &P, &map));
+    if (P) for (int q = 0; q < P->nnz; q++) P->val[q] = F->val[map[q]];   /* A's values on the factors' pattern */
+    else ATA_TRY(csr_permute_part(F, perm, CSR_ALL, &P, &map));
     if (s->fmap) for (int q = 0; q < P->nnz; q++) map[q] = s->fmap[map[q]];
     free(s->amap);
     s->amap = map;
