@@ -157,7 +157,7 @@ static ata_status propagate_mapped(factor_core *f)
     double t0 = clock_now();
     const ata_csr *src = F;
     if (f->perm) {
-        ATA_TRY(csr_permute_part(F, f->perm, CSR_ALL, &f->LUp, &f->map));
+        ATA_TRY(csr_permute_part(F, f->perm, CSR_ALL, f->ctx ? f->ctx->pool : NULL, &f->LUp, &f->map));
         src = f->LUp;
     }
     ata_plan_options lo = f->opt.plan, uo = f->opt.plan;
@@ -197,7 +197,7 @@ static ata_status propagate(factor_core *f)
         const ata_csr *F = f->ctx ? f->fp->T : f->LU;
         if (f->perm) {
             if (!f->LUp) {
-                ATA_TRY(csr_permute_part(F, f->perm, CSR_ALL, &f->LUp, &f->map));
+                ATA_TRY(csr_permute_part(F, f->perm, CSR_ALL, f->ctx ? f->ctx->pool : NULL, &f->LUp, &f->map));
             } else {
                 for (int q = 0; q < f->LUp->nnz; q++) f->LUp->val[q] = F->val[f->map[q]];
             }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include "clock.h"
+#include "context.h"
 #include "csr.h"
 #include "error.h"
 #include "factor.h"
@@ -238,7 +239,7 @@ static ata_status follow_layout(ata_pcg_solver *s, const ata_csr *F, const int *
     int *map;
     ATA_TRY(factor_core_take_relabelled(s->pc, &P, &map));
     if (P) for (int q = 0; q < P->nnz; q++) P->val[q] = F->val[map[q]];   /* A's values on the factors' pattern */
-    else ATA_TRY(csr_permute_part(F, perm, CSR_ALL, &P, &map));
+    else ATA_TRY(csr_permute_part(F, perm, CSR_ALL, s->ctx ? s->ctx->pool : NULL, &P, &map));
     if (s->fmap) for (int q = 0; q < P->nnz; q++) map[q] = s->fmap[map[q]];
     free(s->amap);
     s->amap = map;
@@ -279,7 +280,7 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
     if (opt->reorder != ATA_REORDER_NONE) {
         /* The user's ordering changes the factorisation (that is its point). */
         CHECK(reorder_perm(A_in, opt->reorder, &s->total));
-        CHECK(csr_permute_part(A_in, s->total, CSR_ALL, &R, &s->fmap));
+        CHECK(csr_permute_part(A_in, s->total, CSR_ALL, ctx ? ctx->pool : NULL, &R, &s->fmap));
         F = R;
     }
     s->analysis_s = res->analysis_s = clock_now() - t0;

@@ -4,8 +4,10 @@
  * are 0-based, as everywhere in the library. */
 #include <limits.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cpu_pool.h"
 #include "csr.h"
 #include "error.h"
 
@@ -250,7 +252,7 @@ static ata_status sort_row(int *col, int *src, int len)
     for (int a = 1; a < len && sorted; a++) sorted = col[a - 1] < col[a];
     if (sorted) return ATA_OK;
     csr_pair *t = malloc((size_t)len * sizeof *t);
-    if (!t) return ata_fail(ATA_ERR_NOMEM, "permute: out of memory (row of %d entries)", len);
+    if (!t) return ATA_ERR_NOMEM;     /* the caller reports it, on its own thread */
     for (int a = 0; a < len; a++) { t[a].col = col[a]; t[a].src = src[a]; }
     qsort(t, (size_t)len, sizeof *t, cmp_pair);
     for (int a = 0; a < len; a++) { col[a] = t[a].col; src[a] = t[a].src; }
@@ -259,48 +261,116 @@ static ata_status sort_row(int *col, int *src, int len)
 }
 
 /* Row by row of the result: new row r is old row inv[r], its columns
- * relabelled, filtered and sorted in place. One pass over A, no transpose:
- * the arrays are sized for all of A and trimmed (pages never written cost
- * nothing). */
-ata_status csr_permute_part(const ata_csr *A, const int *perm, int part, ata_csr **out, int **map_out)
+ * relabelled, filtered and sorted in place. One pass over A to count the
+ * kept entries of every row, one to fill; both split over the pool's
+ * workers by rows (fill: by entries), so the first touch of the result's
+ * pages is shared too. No transpose. */
+typedef struct {
+    const ata_csr *A;
+    const int *perm, *inv;
+    long long lo;
+    unsigned long long width;
+    ata_csr *B;
+    int *map;
+    int phase;              /* 0: count into B->rowptr[r + 1]; 1: fill */
+    atomic_int failed;      /* a long row's sort found no memory */
+} permute_job;
+
+static void permute_rows(void *arg, int tid, int nt)
 {
-    if (!A || !out) return ata_fail(ATA_ERR_ARG, "permute: NULL argument");
-    const int n = A->nrows, *Ap = A->rowptr, *Aj = A->col;
-    if (n != A->ncols)
-        return ata_fail(ATA_ERR_NOT_SQUARE, "permute: %d x %d matrix is not square", n, A->ncols);
-    int *inv = NULL;
-    if (perm) ATA_TRY(perm_inverse(perm, n, &inv));
-    long long lo, hi;
-    part_band(part, &lo, &hi);
-    const unsigned long long width = (unsigned long long)(hi - lo);
-    ata_csr *B = NULL;
-    int *map = malloc(((size_t)A->nnz + 1) * sizeof *map);
-    ata_status st = map ? ata_csr_alloc(n, n, A->nnz, &B) : ata_fail(ATA_ERR_NOMEM, "permute: out of memory");
-    int w = 0;
-    for (int r = 0; st == ATA_OK && r < n; r++) {
-        const int i = inv ? inv[r] : r, w0 = w;
-        int *restrict bj = B->col, *restrict mp = map;
+    permute_job *J = arg;
+    const ata_csr *A = J->A;
+    const int n = A->nrows, *restrict Ap = A->rowptr, *restrict Aj = A->col, *perm = J->perm, *inv = J->inv;
+    int *restrict Bp = J->B->rowptr;
+    if (J->phase == 0) {
+        const int r0 = (int)((long long)n * tid / nt), r1 = (int)((long long)n * (tid + 1) / nt);
+        for (int r = r0; r < r1; r++) {
+            const int i = inv ? inv[r] : r;
+            int k = 0;
+            for (int p = Ap[i]; p < Ap[i + 1]; p++) {
+                const int c = perm ? perm[Aj[p]] : Aj[p];
+                k += (unsigned long long)((long long)c - r - J->lo) <= J->width;
+            }
+            Bp[r + 1] = k;
+        }
+        return;
+    }
+    /* Rows whose entries start in this worker's share of nnz. */
+    const long long nnz = Bp[n], e0 = nnz * tid / nt, e1 = nnz * (tid + 1) / nt;
+    int lo = 0, hi = n;
+    while (lo < hi) { int m = lo + (hi - lo) / 2; if (Bp[m] < e0) lo = m + 1; else hi = m; }
+    const int r0 = tid == 0 ? 0 : lo;
+    lo = r0; hi = n;
+    while (lo < hi) { int m = lo + (hi - lo) / 2; if (Bp[m] < e1) lo = m + 1; else hi = m; }
+    const int r1 = tid == nt - 1 ? n : lo;
+    int *restrict bj = J->B->col, *restrict mp = J->map;
+    double *restrict bx = J->B->val;
+    const double *restrict ax = A->val;
+    for (int r = r0; r < r1; r++) {
+        const int i = inv ? inv[r] : r;
+        int w = Bp[r];
         for (int p = Ap[i]; p < Ap[i + 1]; p++) {
             const int c = perm ? perm[Aj[p]] : Aj[p];
-            bj[w] = c;
-            mp[w] = p;
-            w += (unsigned long long)((long long)c - r - lo) <= width;   /* kept: advance */
+            if ((unsigned long long)((long long)c - r - J->lo) > J->width) continue;
+            bj[w] = c;      /* not past the row's end: the next row may be another worker's */
+            mp[w++] = p;
         }
-        if (perm) st = sort_row(bj + w0, mp + w0, w - w0);
-        B->rowptr[r + 1] = w;
+        if (perm && sort_row(bj + Bp[r], mp + Bp[r], w - Bp[r]) != ATA_OK) atomic_store(&J->failed, 1);
+        for (int q = Bp[r]; q < w; q++) bx[q] = ax[mp[q]];
     }
-    free(inv);
+}
+
+static void permute_run(cpu_pool *pool, permute_job *J)
+{
+    if (pool) cpu_pool_run_sized(pool, permute_rows, J, (size_t)J->A->nnz);
+    else permute_rows(J, 0, 1);
+}
+
+ata_status csr_permute_part(const ata_csr *A, const int *perm, int part, cpu_pool *pool,
+                            ata_csr **out, int **map_out)
+{
+    if (!A || !out) return ata_fail(ATA_ERR_ARG, "permute: NULL argument");
+    const int n = A->nrows;
+    if (n != A->ncols)
+        return ata_fail(ATA_ERR_NOT_SQUARE, "permute: %d x %d matrix is not square", n, A->ncols);
+    permute_job J;
+    memset(&J, 0, sizeof J);
+    J.A = A;
+    J.perm = perm;
+    if (perm) {
+        int *inv = NULL;
+        ATA_TRY(perm_inverse(perm, n, &inv));
+        J.inv = inv;
+    }
+    long long lo, hi;
+    part_band(part, &lo, &hi);
+    J.lo = lo;
+    J.width = (unsigned long long)(hi - lo);
+    atomic_init(&J.failed, 0);
+    ata_csr *B = NULL;
+    int *map = NULL;
+    ata_status st = ata_csr_alloc(n, n, 0, &B);     /* rowptr now, the rest once counted */
+    if (st == ATA_OK) {
+        J.B = B;
+        permute_run(pool, &J);
+        B->rowptr[0] = 0;
+        for (int r = 0; r < n; r++) B->rowptr[r + 1] += B->rowptr[r];
+        B->nnz = B->rowptr[n];
+        free(B->col);
+        free(B->val);
+        B->col = malloc(((size_t)B->nnz + 1) * sizeof *B->col);
+        B->val = malloc(((size_t)B->nnz + 1) * sizeof *B->val);
+        map = malloc(((size_t)B->nnz + 1) * sizeof *map);
+        if (!B->col || !B->val || !map) st = ata_fail(ATA_ERR_NOMEM, "permute: out of memory (nnz = %d)", B->nnz);
+    }
+    if (st == ATA_OK) {
+        J.map = map;
+        J.phase = 1;
+        permute_run(pool, &J);
+        if (atomic_load(&J.failed)) st = ata_fail(ATA_ERR_NOMEM, "permute: out of memory sorting a long row");
+    }
+    free((void *)J.inv);
     if (st != ATA_OK) { free(map); ata_csr_free(B); return st; }
-    B->nnz = w;
-    if (w < A->nnz) {   /* trim; a failed shrink keeps the larger block */
-        int *c2 = realloc(B->col, ((size_t)w + 1) * sizeof *c2);
-        double *v2 = realloc(B->val, ((size_t)w + 1) * sizeof *v2);
-        int *m2 = realloc(map, ((size_t)w + 1) * sizeof *m2);
-        if (c2) B->col = c2;
-        if (v2) B->val = v2;
-        if (m2) map = m2;
-    }
-    for (int q = 0; q < w; q++) B->val[q] = A->val[map[q]];
     if (map_out) *map_out = map;
     else free(map);
     *out = B;
@@ -310,7 +380,7 @@ ata_status csr_permute_part(const ata_csr *A, const int *perm, int part, ata_csr
 ata_status ata_csr_permute_sym(const ata_csr *A, const int *perm, ata_csr **out)
 {
     if (!A || !perm || !out) return ata_fail(ATA_ERR_ARG, "permute: NULL argument");
-    return csr_permute_part(A, perm, CSR_ALL, out, NULL);
+    return csr_permute_part(A, perm, CSR_ALL, NULL, out, NULL);
 }
 
 /* splitmix64: a full-period 64-bit generator, good enough for shuffles and

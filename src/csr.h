@@ -16,7 +16,11 @@ enum { CSR_ALL = 0, CSR_LOWER, CSR_STRICT_LOWER, CSR_UPPER, CSR_STRICT_UPPER };
 /* The `part` of P A P^T (perm[old] = new; NULL: A itself), columns sorted,
  * and, if map_out, map[q] = position in A of the result's entry q (new
  * values in A's order reach the result as val[map[q]]). A must be square
- * with sorted columns; perm is checked to be a permutation. */
-ata_status csr_permute_part(const ata_csr *A, const int *perm, int part, ata_csr **out, int **map_out);
+ * with sorted columns; perm is checked to be a permutation. pool: the
+ * workers to share the passes with (NULL: the calling thread); the result
+ * does not depend on it. */
+typedef struct cpu_pool cpu_pool;
+ata_status csr_permute_part(const ata_csr *A, const int *perm, int part, cpu_pool *pool,
+                            ata_csr **out, int **map_out);
 
 #endif

@@ -71,7 +71,7 @@ ata_status sptrsv_plan_create_mapped(ata_context *ctx, const ata_csr *F, const i
     const int part = o.uplo == ATA_LOWER ? (unit ? CSR_STRICT_LOWER : CSR_LOWER) : (unit ? CSR_STRICT_UPPER : CSR_UPPER);
     ata_csr *tri = NULL, *tc = NULL;
     int *map = NULL;
-    ATA_TRY(csr_permute_part(F, perm, part, &tri, &map));
+    ATA_TRY(csr_permute_part(F, perm, part, ctx->pool, &tri, &map));
     ata_status st = unit ? ATA_OK : ata_csr_check_diag(tri, "sptrsv plan");
     if (st == ATA_OK && o.traversal == ATA_PUSH) {
         for (int q = 0; q < tri->nnz; q++) tri->val[q] = map[q];
