@@ -1,0 +1,175 @@
+/* test_permute.c - the one-pass symmetric permutation (csr_permute_part)
+ * against a permutation built entry by entry through COO, serial and on a
+ * context's workers; and the plans PCG and the factor make from whole
+ * factors through value maps (sptrsv_plan_create_mapped) against plans made
+ * the public way on the extracted triangle: bitwise, also after new values. */
+#include <stdlib.h>
+#include <string.h>
+#include "test_util.h"
+#include "context.h"
+#include "csr.h"
+#include "plan.h"
+
+/* n x n: a dense first row and column (longer than the insertion-sort
+ * limit, so the qsort path runs) on a tridiagonal, diagonally dominant. */
+static ata_csr *arrow(int n)
+{
+    int cap = 5 * n, k = 0;
+    int *r = malloc(cap * sizeof *r), *c = malloc(cap * sizeof *c);
+    double *v = malloc(cap * sizeof *v);
+    for (int i = 0; i < n; i++) {
+        r[k] = i; c[k] = i; v[k++] = 4.0 * n + i;
+        if (i + 1 < n && i > 0) { r[k] = i; c[k] = i + 1; v[k++] = -1.0 - 0.001 * i; }
+        if (i > 1) { r[k] = i; c[k] = i - 1; v[k++] = -1.0 - 0.001 * (i - 1); }
+        if (i > 0) { r[k] = 0; c[k] = i; v[k++] = 0.5 + 0.01 * i; r[k] = i; c[k] = 0; v[k++] = 0.5 + 0.01 * i; }
+    }
+    ata_csr *A;
+    TU_OK(ata_csr_from_coo(n, n, k, r, c, v, 0, &A));
+    free(r); free(c); free(v);
+    return A;
+}
+
+static int keeps(int part, int r, int c)
+{
+    return part == CSR_LOWER ? c <= r : part == CSR_STRICT_LOWER ? c < r : part == CSR_UPPER ? c >= r
+         : part == CSR_STRICT_UPPER ? c > r : 1;
+}
+
+/* The expected result, entry by entry. */
+static ata_csr *by_coo(const ata_csr *A, const int *perm, int part)
+{
+    int *r = malloc((A->nnz + 1) * sizeof *r), *c = malloc((A->nnz + 1) * sizeof *c), k = 0;
+    double *v = malloc((A->nnz + 1) * sizeof *v);
+    for (int i = 0; i < A->nrows; i++)
+        for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+            int ri = perm ? perm[i] : i, cj = perm ? perm[A->col[q]] : A->col[q];
+            if (!keeps(part, ri, cj)) continue;
+            r[k] = ri; c[k] = cj; v[k++] = A->val[q];
+        }
+    ata_csr *B;
+    TU_OK(ata_csr_from_coo(A->nrows, A->ncols, k, r, c, v, 0, &B));
+    free(r); free(c); free(v);
+    return B;
+}
+
+static void check_one(const ata_csr *A, const int *perm, int part, cpu_pool *pool)
+{
+    ata_csr *B, *E = by_coo(A, perm, part);
+    int *map;
+    TU_OK(csr_permute_part(A, perm, part, pool, &B, &map));
+    assert_int_equal(B->nnz, E->nnz);
+    assert_memory_equal(B->rowptr, E->rowptr, (A->nrows + 1) * sizeof *B->rowptr);
+    assert_memory_equal(B->col, E->col, E->nnz * sizeof *B->col);
+    assert_memory_equal(B->val, E->val, E->nnz * sizeof *B->val);
+    int *row_of = malloc((A->nnz + 1) * sizeof *row_of);
+    for (int i = 0; i < A->nrows; i++)
+        for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) row_of[q] = i;
+    for (int r = 0; r < B->nrows; r++)     /* map names the entry each one came from */
+        for (int q = B->rowptr[r]; q < B->rowptr[r + 1]; q++) {
+            int s = map[q];
+            assert_true(s >= 0 && s < A->nnz);
+            assert_int_equal(perm ? perm[row_of[s]] : row_of[s], r);
+            assert_int_equal(perm ? perm[A->col[s]] : A->col[s], B->col[q]);
+        }
+    free(row_of);
+    free(map);
+    ata_csr_free(B);
+    ata_csr_free(E);
+}
+
+static void test_permute_matches_coo(void **state)
+{
+    (void)state;
+    const char *specs[] = { "lap3d:7", "circuit:3000", "lap2d:30x20" };
+    ata_context *ctx = tu_cpu_context(2);
+    for (int m = 0; m < 4; m++) {
+        ata_csr *A;
+        if (m < 3) TU_OK(ata_gen_from_spec(specs[m], &A));
+        else A = arrow(150);
+        int *perm;
+        TU_OK(ata_random_perm(A->nrows, 11 + m, &perm));
+        for (int part = CSR_ALL; part <= CSR_STRICT_UPPER; part++) {
+            check_one(A, perm, part, NULL);
+            check_one(A, perm, part, ctx->pool);
+            check_one(A, NULL, part, ctx->pool);
+        }
+        ata_csr *P;
+        TU_OK(ata_csr_permute_sym(A, perm, &P));        /* the public wrapper: the same */
+        ata_csr *E = by_coo(A, perm, CSR_ALL);
+        assert_memory_equal(P->col, E->col, E->nnz * sizeof *P->col);
+        assert_memory_equal(P->val, E->val, E->nnz * sizeof *P->val);
+        ata_csr_free(P);
+        ata_csr_free(E);
+        perm[0] = perm[1];                               /* not a permutation */
+        assert_int_equal(csr_permute_part(A, perm, CSR_ALL, ctx->pool, &P, NULL), ATA_ERR_ARG);
+        free(perm);
+        ata_csr_free(A);
+    }
+    ata_context_destroy(ctx);
+}
+
+static void solve_both(ata_plan *p, ata_plan *q, int n, uint64_t seed)
+{
+    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    tu_random_vec(b, n, seed);
+    TU_OK(ata_sptrsv(p, b, x));
+    TU_OK(ata_sptrsv(q, b, y));
+    assert_memory_equal(x, y, n * sizeof *x);
+    free(b); free(x); free(y);
+}
+
+/* The mapped plan solves as the public plan on the extracted triangle, and
+ * new values through the map as the public update does. */
+static void test_mapped_plans(void **state)
+{
+    (void)state;
+    ata_context *ctx = tu_cpu_context(2);
+    for (int m = 0; m < 2; m++) {
+        ata_csr *A;
+        TU_OK(ata_gen_from_spec(m ? "circuit:4000" : "lap3d:9", &A));
+        int *perm;
+        TU_OK(ata_random_perm(A->nrows, 5 + m, &perm));
+        for (int c = 0; c < 4; c++) {
+            ata_plan_options o = ata_plan_defaults();
+            o.policy = m ? ATA_POLICY_LEVELSET : ATA_POLICY_CA;
+            o.uplo = c & 1 ? ATA_UPPER : ATA_LOWER;
+            o.diag = o.uplo == ATA_LOWER ? ATA_UNIT : ATA_NON_UNIT;
+            o.traversal = c & 2 ? ATA_PUSH : ATA_PULL;
+            ata_plan *pm, *pp;
+            int *map;
+            TU_OK(sptrsv_plan_create_mapped(ctx, A, perm, &o, &pm, &map));
+            ata_csr *P;
+            TU_OK(ata_csr_permute_sym(A, perm, &P));
+            TU_OK(ata_sptrsv_plan_create(ctx, P, &o, &pp));
+            solve_both(pm, pp, A->nrows, 3 + c);
+            /* New values: A scaled off the diagonal; the plans take them. */
+            double *v2 = malloc(A->nnz * sizeof *v2), *scratch = malloc((pm->info.nnz + 1) * sizeof *scratch);
+            for (int i = 0; i < A->nrows; i++)
+                for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
+                    v2[q] = A->col[q] == i ? A->val[q] : A->val[q] * (0.5 + 0.1 * (q % 3));
+            TU_OK(sptrsv_plan_values_mapped(pm, v2, map, scratch));
+            ata_csr *A2, *P2;
+            TU_OK(ata_csr_copy(A, &A2));
+            memcpy(A2->val, v2, A->nnz * sizeof *v2);
+            TU_OK(ata_csr_permute_sym(A2, perm, &P2));
+            TU_OK(ata_sptrsv_plan_update_values(pp, P2));
+            solve_both(pm, pp, A->nrows, 7 + c);
+            free(v2); free(scratch); free(map);
+            ata_csr_free(A2); ata_csr_free(P2); ata_csr_free(P);
+            ata_plan_destroy(pm);
+            ata_plan_destroy(pp);
+        }
+        free(perm);
+        ata_csr_free(A);
+    }
+    ata_context_destroy(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_permute_matches_coo),
+        cmocka_unit_test(test_mapped_plans),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
