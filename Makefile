@@ -112,7 +112,7 @@ asan:
 
 # The threaded tests (runtime executors, PCG's pool kernels) under ThreadSanitizer.
 tsan:
-	$(MAKE) BUILD=build-tsan SANITIZE=thread OPT=-O1 ATA_TEST_FILTER="runtime pcg load api" test
+	$(MAKE) BUILD=build-tsan SANITIZE=thread OPT=-O1 ATA_TEST_FILTER="runtime pcg load api permute" test
 
 bench: all
 	bash bench/suite.sh $(BUILD)/ata-bench bench/out
