@@ -260,14 +260,16 @@ static ata_status sort_row(int *col, int *src, int len)
     return ATA_OK;
 }
 
-/* Row by row of the result: new row r is old row inv[r], its columns
- * relabelled, filtered and sorted in place. One pass over A to count the
- * kept entries of every row, one to fill; both split over the pool's
- * workers by rows (fill: by entries), so the first touch of the result's
- * pages is shared too. No transpose. */
+/* Row by row of A, in A's order: old row i becomes new row perm[i], its
+ * columns relabelled, filtered and sorted in place. A is read as a stream
+ * and each row lands in one place (visiting the new rows instead reads A
+ * at random, ~10 cache misses a row: 6x slower on a 7-point Laplacian).
+ * One pass counts the kept entries of every row, one fills; both split
+ * over the pool's workers by A's entries, so the first touch of the
+ * result's pages is shared too. No transpose. */
 typedef struct {
     const ata_csr *A;
-    const int *perm, *inv;
+    const int *perm;
     long long lo;
     unsigned long long width;
     ata_csr *B;
@@ -276,16 +278,32 @@ typedef struct {
     atomic_int failed;      /* a long row's sort found no memory */
 } permute_job;
 
+/* Rows of A whose entries start in worker tid's share of nnz. */
+static void share_rows(const int *Ap, int n, int tid, int nt, int *r0, int *r1)
+{
+    const long long nnz = Ap[n];
+    int b[2];
+    for (int e = 0; e < 2; e++) {
+        const long long want = nnz * (tid + e) / nt;
+        int lo = 0, hi = n;
+        while (lo < hi) { int m = lo + (hi - lo) / 2; if (Ap[m] < want) lo = m + 1; else hi = m; }
+        b[e] = lo;
+    }
+    *r0 = tid == 0 ? 0 : b[0];
+    *r1 = tid == nt - 1 ? n : b[1];
+}
+
 static void permute_rows(void *arg, int tid, int nt)
 {
     permute_job *J = arg;
     const ata_csr *A = J->A;
-    const int n = A->nrows, *restrict Ap = A->rowptr, *restrict Aj = A->col, *perm = J->perm, *inv = J->inv;
+    const int n = A->nrows, *restrict Ap = A->rowptr, *restrict Aj = A->col, *perm = J->perm;
     int *restrict Bp = J->B->rowptr;
+    int i0, i1;
+    share_rows(Ap, n, tid, nt, &i0, &i1);
     if (J->phase == 0) {
-        const int r0 = (int)((long long)n * tid / nt), r1 = (int)((long long)n * (tid + 1) / nt);
-        for (int r = r0; r < r1; r++) {
-            const int i = inv ? inv[r] : r;
+        for (int i = i0; i < i1; i++) {
+            const int r = perm ? perm[i] : i;
             int k = 0;
             for (int p = Ap[i]; p < Ap[i + 1]; p++) {
                 const int c = perm ? perm[Aj[p]] : Aj[p];
@@ -295,28 +313,20 @@ static void permute_rows(void *arg, int tid, int nt)
         }
         return;
     }
-    /* Rows whose entries start in this worker's share of nnz. */
-    const long long nnz = Bp[n], e0 = nnz * tid / nt, e1 = nnz * (tid + 1) / nt;
-    int lo = 0, hi = n;
-    while (lo < hi) { int m = lo + (hi - lo) / 2; if (Bp[m] < e0) lo = m + 1; else hi = m; }
-    const int r0 = tid == 0 ? 0 : lo;
-    lo = r0; hi = n;
-    while (lo < hi) { int m = lo + (hi - lo) / 2; if (Bp[m] < e1) lo = m + 1; else hi = m; }
-    const int r1 = tid == nt - 1 ? n : lo;
     int *restrict bj = J->B->col, *restrict mp = J->map;
     double *restrict bx = J->B->val;
     const double *restrict ax = A->val;
-    for (int r = r0; r < r1; r++) {
-        const int i = inv ? inv[r] : r;
-        int w = Bp[r];
+    for (int i = i0; i < i1; i++) {
+        const int r = perm ? perm[i] : i, w0 = Bp[r];
+        int w = w0;
         for (int p = Ap[i]; p < Ap[i + 1]; p++) {
             const int c = perm ? perm[Aj[p]] : Aj[p];
             if ((unsigned long long)((long long)c - r - J->lo) > J->width) continue;
-            bj[w] = c;      /* not past the row's end: the next row may be another worker's */
+            bj[w] = c;      /* never past the row's end: the next row may be another worker's */
             mp[w++] = p;
         }
-        if (perm && sort_row(bj + Bp[r], mp + Bp[r], w - Bp[r]) != ATA_OK) atomic_store(&J->failed, 1);
-        for (int q = Bp[r]; q < w; q++) bx[q] = ax[mp[q]];
+        if (perm && sort_row(bj + w0, mp + w0, w - w0) != ATA_OK) atomic_store(&J->failed, 1);
+        for (int q = w0; q < w; q++) bx[q] = ax[mp[q]];
     }
 }
 
@@ -337,10 +347,10 @@ ata_status csr_permute_part(const ata_csr *A, const int *perm, int part, cpu_poo
     memset(&J, 0, sizeof J);
     J.A = A;
     J.perm = perm;
-    if (perm) {
+    if (perm) {     /* only checked: the rows are visited in A's order */
         int *inv = NULL;
         ATA_TRY(perm_inverse(perm, n, &inv));
-        J.inv = inv;
+        free(inv);
     }
     long long lo, hi;
     part_band(part, &lo, &hi);
@@ -369,7 +379,6 @@ ata_status csr_permute_part(const ata_csr *A, const int *perm, int part, cpu_poo
         permute_run(pool, &J);
         if (atomic_load(&J.failed)) st = ata_fail(ATA_ERR_NOMEM, "permute: out of memory sorting a long row");
     }
-    free((void *)J.inv);
     if (st != ATA_OK) { free(map); ata_csr_free(B); return st; }
     if (map_out) *map_out = map;
     else free(map);
