@@ -10,6 +10,7 @@
 #include "cpu_pool.h"
 #include "csr.h"
 #include "error.h"
+#include "mem.h"
 
 static const char *csr_name(const char *what) { return what && *what ? what : "matrix"; }
 
@@ -24,8 +25,8 @@ ata_status ata_csr_alloc(int nrows, int ncols, int nnz, ata_csr **out)
     /* At least one element each, so an empty matrix still has valid arrays
      * and malloc(0) returning NULL is never mistaken for failure. */
     A->rowptr = calloc((size_t)nrows + 1, sizeof *A->rowptr);
-    A->col = malloc(((size_t)nnz + 1) * sizeof *A->col);
-    A->val = malloc(((size_t)nnz + 1) * sizeof *A->val);
+    A->col = mem_alloc_big(((size_t)nnz + 1) * sizeof *A->col);
+    A->val = mem_alloc_big(((size_t)nnz + 1) * sizeof *A->val);
     if (!A->rowptr || !A->col || !A->val) {
         ata_csr_free(A);
         return ata_fail(ATA_ERR_NOMEM, "csr alloc: out of memory (%d x %d, nnz %d)", nrows, ncols, nnz);
@@ -368,9 +369,9 @@ ata_status csr_permute_part(const ata_csr *A, const int *perm, int part, cpu_poo
         B->nnz = B->rowptr[n];
         free(B->col);
         free(B->val);
-        B->col = malloc(((size_t)B->nnz + 1) * sizeof *B->col);
-        B->val = malloc(((size_t)B->nnz + 1) * sizeof *B->val);
-        map = malloc(((size_t)B->nnz + 1) * sizeof *map);
+        B->col = mem_alloc_big(((size_t)B->nnz + 1) * sizeof *B->col);
+        B->val = mem_alloc_big(((size_t)B->nnz + 1) * sizeof *B->val);
+        map = mem_alloc_big(((size_t)B->nnz + 1) * sizeof *map);
         if (!B->col || !B->val || !map) st = ata_fail(ATA_ERR_NOMEM, "permute: out of memory (nnz = %d)", B->nnz);
     }
     if (st == ATA_OK) {
