@@ -1,0 +1,167 @@
+/* floor.c - the bandwidth floor of a PCG iteration and the peak RSS.
+ *
+ * The floor is a model, not a measurement of traffic: the bytes an
+ * iteration must move at least (every array it touches read or written
+ * once, as pcg.c and krylov_ops.c do the operations; no cache reuse across
+ * operations, no write-allocate) divided by the triad bandwidth measured in
+ * the same run at the same thread count. ms/it over the floor then says how
+ * far an iteration is from streaming its compulsory bytes.
+ *
+ * The triad (STREAM's a[i] = b[i] + s c[i], 3 x 64 MB, counted as 24 bytes
+ * per element like STREAM) runs in a child process, so its 192 MB do not
+ * count in the bench's peak RSS. */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "bench.h"
+
+#define TRIAD_N ((size_t)8 << 20)       /* doubles per array: 64 MB, 2x a 32 MB L3 each */
+#define TRIAD_REPS 4                    /* best of */
+#define TRIAD_MAX_THREADS 64
+
+typedef struct {
+    double *a, *b, *c;
+    size_t lo, hi;
+    int init;
+} triad_job;
+
+static void *triad_worker(void *arg)
+{
+    triad_job *J = arg;
+    double *restrict a = J->a;
+    const double *restrict b = J->b, *restrict c = J->c;
+    if (J->init) {      /* first touch by the thread that streams the slice */
+        for (size_t i = J->lo; i < J->hi; i++) { J->a[i] = 0; J->b[i] = 1; J->c[i] = 2; }
+        return NULL;
+    }
+    for (size_t i = J->lo; i < J->hi; i++) a[i] = b[i] + 3.0 * c[i];
+    return NULL;
+}
+
+/* One pass over the arrays with nt threads (the caller is one of them);
+ * its wall time, or -1 if a thread could not start. */
+static double triad_pass(double *a, double *b, double *c, int nt, int init)
+{
+    pthread_t th[TRIAD_MAX_THREADS];
+    triad_job J[TRIAD_MAX_THREADS];
+    for (int t = 0; t < nt; t++)
+        J[t] = (triad_job){ a, b, c, TRIAD_N * (size_t)t / (size_t)nt, TRIAD_N * ((size_t)t + 1) / (size_t)nt, init };
+    double t0 = now_s();
+    int started = 1, ok = 1;
+    for (int t = 1; t < nt; t++, started++)
+        if (pthread_create(&th[t], NULL, triad_worker, &J[t])) { ok = 0; break; }
+    triad_worker(&J[0]);
+    for (int t = 1; t < started; t++) pthread_join(th[t], NULL);
+    double dt = now_s() - t0;
+    return ok ? dt : -1;
+}
+
+/* Best triad bandwidth (GB/s) at 1 and at `threads` threads. */
+static void triad_measure(int threads, double gbs[2])
+{
+    gbs[0] = gbs[1] = NAN;
+    double *a = malloc(TRIAD_N * sizeof *a), *b = malloc(TRIAD_N * sizeof *b), *c = malloc(TRIAD_N * sizeof *c);
+    if (a && b && c && triad_pass(a, b, c, threads, 1) >= 0) {
+        const int nts[2] = { 1, threads };
+        for (int k = 0; k < 2; k++) {
+            double best = INFINITY;
+            for (int rep = 0; rep < TRIAD_REPS; rep++) {
+                double t = triad_pass(a, b, c, nts[k], 0);
+                if (t > 0 && t < best) best = t;
+            }
+            if (isfinite(best)) gbs[k] = 3.0 * sizeof(double) * TRIAD_N / best / 1e9;
+        }
+    }
+    free(a);
+    free(b);
+    free(c);
+}
+
+int floor_triad(int threads, double gbs[2])
+{
+    gbs[0] = gbs[1] = NAN;
+    if (threads < 1) threads = 1;
+    if (threads > TRIAD_MAX_THREADS) threads = TRIAD_MAX_THREADS;
+    int fd[2];
+    if (pipe(fd)) return -1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return -1;
+    }
+    if (pid == 0) {     /* child: measure, send two doubles, leave without atexit handlers */
+        close(fd[0]);
+        double g[2];
+        triad_measure(threads, g);
+        ssize_t w = write(fd[1], g, sizeof g);
+        _exit(w == (ssize_t)sizeof g ? 0 : 1);
+    }
+    close(fd[1]);
+    double g[2];
+    size_t got = 0;
+    while (got < sizeof g) {
+        ssize_t k = read(fd[0], (char *)g + got, sizeof g - got);
+        if (k <= 0) break;
+        got += (size_t)k;
+    }
+    close(fd[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (got != sizeof g || !WIFEXITED(status) || WEXITSTATUS(status)) return -1;
+    gbs[0] = g[0];
+    gbs[1] = g[1];
+    return isfinite(g[0]) && isfinite(g[1]) ? 0 : -1;
+}
+
+/* CSR arrays of an n-row triangle with nnz entries: rowptr, col, val. */
+static double csr_bytes(long long n, long long nnz)
+{
+    return 4.0 * (double)(n + 1) + 12.0 * (double)nnz;
+}
+
+double floor_pcg_bytes(const ata_csr *A, ata_precond pc, int fused, const ata_plan_info *L, const ata_plan_info *U)
+{
+    const double n = A->nrows, v = 8.0 * n;     /* one vector */
+    /* q = A p, p'q: A, read p, write q (serial: then the dot reads p and q). */
+    double bytes = csr_bytes(A->nrows, A->nnz) + 2 * v + (fused ? 0 : 2 * v);
+    /* x += a p, r -= a q, r'r: read p, q, x, r, write x, r (serial: two
+     * axpbys, 3 vectors each, and a dot reading r once). */
+    bytes += fused ? 6 * v : 7 * v;
+    /* z = M^-1 r: each triangle's arrays, read its right side, write its
+     * solution (ILU0/IC0: L then U through a temporary; Jacobi: one
+     * diagonal; none: a copy). Without plans (serial) the triangles are
+     * counted as the plans would store them: CSR of A's upper triangle with
+     * its diagonal and of the lower one, without it for ILU0's unit L. */
+    if (pc == ATA_PC_NONE) {
+        bytes += 2 * v;
+    } else if (L && L->n > 0) {
+        bytes += (double)L->matrix_bytes + 2 * v;
+        if (U && U->n > 0) bytes += (double)U->matrix_bytes + 2 * v;
+    } else if (pc == ATA_PC_JACOBI) {
+        bytes += csr_bytes(A->nrows, A->nrows) + 2 * v;
+    } else {
+        long long lo = 0, up = 0;
+        for (int i = 0; i < A->nrows; i++)
+            for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+                lo += pc == ATA_PC_ILU0 ? A->col[q] < i : A->col[q] <= i;
+                up += A->col[q] >= i;
+            }
+        bytes += csr_bytes(A->nrows, lo) + csr_bytes(A->nrows, up) + 4 * v;
+    }
+    bytes += 2 * v;     /* r'z */
+    bytes += 3 * v;     /* p = z + beta p */
+    return bytes;
+}
+
+double peak_rss_mb(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru)) return NAN;
+    return (double)ru.ru_maxrss / 1024.0;      /* Linux: kilobytes */
+}
