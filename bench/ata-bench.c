@@ -25,6 +25,7 @@ typedef struct {
     int any_failed;
     int header_done;
     int step, nsteps;
+    int triad_done;         /* pcg: the triad was measured (or tried) */
 } bench_state;
 
 /* ---------------------------------------------------------------- */
@@ -137,8 +138,22 @@ static void monitor_line(int it, double relres, void *arg)
     fflush(stdout);
 }
 
+/* pcg's bandwidth floor: the triad at 1 and at the context's threads, once,
+ * before the first PCG (not before a file that fails to load), in a child
+ * process (its arrays stay out of the peak RSS). */
+static void measure_triad(bench_state *st)
+{
+    bench_results *R = st->res;
+    if (st->triad_done || st->opt->no_floor) return;
+    st->triad_done = 1;
+    progress_set("[%d/%d] triad bandwidth, 1 and %d threads", st->step, st->nsteps, R->threads);
+    if (floor_triad(R->backend == ATA_BACKEND_CPU ? R->threads : 1, R->triad_gbs))
+        msg("triad bandwidth could not be measured: no bandwidth floor");
+}
+
 static void run_pcg(bench_state *st, const ata_csr *A, bench_run *r, const char *label)
 {
+    measure_triad(st);
     const bench_opts *o = st->opt;
     int n = A->nrows, serial = r->policy == POLICY_SERIAL;
     ata_pcg_options po = ata_pcg_defaults();
@@ -708,13 +723,7 @@ int main(int argc, char **argv)
         R.backend = ATA_BACKEND_CPU;
         R.threads = 1;
     }
-    /* pcg's bandwidth floor: the triad at 1 and at the context's threads,
-     * once, before any run (in a child process: not in the peak RSS). */
     R.triad_gbs[0] = R.triad_gbs[1] = NAN;
-    if (o.cmd == CMD_PCG) {
-        if (floor_triad(R.backend == ATA_BACKEND_CPU ? R.threads : 1, R.triad_gbs))
-            msg("triad bandwidth could not be measured: no bandwidth floor");
-    }
     /* 'all' compares with the vendor library where there is one. */
     if (o.policy_all && (R.backend == ATA_BACKEND_CUDA || R.backend == ATA_BACKEND_HIP)) {
         int have = 0;

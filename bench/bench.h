@@ -58,6 +58,7 @@ typedef struct {
     char **argv;
     ata_shift shift;        /* pcg: --shift */
     int nrhs;               /* sptrsv: --nrhs (columns solved together) */
+    int no_floor;           /* pcg: --no-floor (no triad, no floor columns) */
 } bench_opts;
 
 /* One matrix of the run, after loading. */

@@ -201,7 +201,7 @@ void report_title(FILE *f, const bench_results *R)
     const bench_machine *M = &R->machine;
     fprintf(f, "commit %s, %s, host %s, %s (%d cores), load %.2f %.2f %.2f\n", M->commit, M->date, M->host,
             M->cpu, M->cores, M->load[0], M->load[1], M->load[2]);
-    if (o->cmd == CMD_PCG) {
+    if (o->cmd == CMD_PCG && !o->no_floor) {
         fprintf(f, "floor ms/it: a model, not measured traffic: the compulsory bytes of one iteration (A, the L and U\n"
                    "  triangles as the plans store them, the vectors of each operation read or written once) over the\n"
                    "  triad bandwidth at the row's thread count: ");
@@ -211,10 +211,11 @@ void report_title(FILE *f, const bench_results *R)
             fprintf(f, "triad not measured");
         if (isfinite(R->triad_gbs[1]) && R->threads > 1 && R->backend == ATA_BACKEND_CPU)
             fprintf(f, ", %.1f GB/s at %d threads (%.2fx)", R->triad_gbs[1], R->threads, R->triad_gbs[1] / R->triad_gbs[0]);
-        fprintf(f, "; x floor = ms/it / floor\n"
-                   "peak RSS MB: the process's high-water mark after the row (getrusage ru_maxrss), shared by\n"
-                   "  the rows before it in this process: for one policy's own peak run one policy per process\n");
+        fprintf(f, "; x floor = ms/it / floor\n");
     }
+    if (o->cmd == CMD_PCG)
+        fprintf(f, "peak RSS MB: the process's high-water mark after the row (getrusage ru_maxrss), shared by\n"
+                   "  the rows before it in this process: for one policy's own peak run one policy per process\n");
     if (o->default_input) fprintf(f, "default problem: --gen lap3d:100 (3D 7-point Laplacian, 10^6 unknowns)\n");
 }
 
