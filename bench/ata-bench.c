@@ -677,6 +677,8 @@ static int needs_context(const bench_opts *o)
 
 int main(int argc, char **argv)
 {
+    int child = floor_triad_child();       /* the triad's own process (floor.c) */
+    if (child >= 0) return child;
     bench_opts o;
     int rc = cli_parse(argc, argv, &o);
     if (rc) {

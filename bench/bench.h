@@ -189,6 +189,9 @@ void report_probe_line(FILE *f, const bench_results *r, int matrix);
 /* Triad bandwidth (GB/s) at 1 and at `threads` threads, measured in a child
  * process (its arrays stay out of the bench's RSS); -1 if it failed. */
 int floor_triad(int threads, double gbs[2]);
+/* In that child (main calls it first): measure, print, return the exit
+ * status; -1 when this process is not the child. */
+int floor_triad_child(void);
 /* Compulsory bytes of one PCG iteration (a model, see floor.c): fused as the
  * CPU backend runs it, or not (the serial reference); L and U the plans'
  * info (NULL or n == 0: no plans, triangles counted from A). */
