@@ -58,7 +58,7 @@ mpirun=(mpirun -n)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-data=$tmp/data.txt      # config rep its setup solve e2e ms_per_it rss wall
+data=$tmp/data.txt      # config rep its setup solve e2e ms_per_it rss wall floor
 : > "$data"
 
 # The value of column $2 of the CSV $1's first data row (fields before any
@@ -71,11 +71,12 @@ run_ata() {     # policy rep
     if ! "$bench" pcg --gen "$spec" --policy "$1" --threads "$threads" --quiet --csv "$f" > "$tmp/out" 2>&1; then
         echo "vs-petsc.sh: ata-bench --policy $1 failed:" >&2; cat "$tmp/out" >&2; exit 1
     fi
-    local its an fa so msit rss wall
+    local its an fa so msit rss wall fl
     its=$(col "$f" iterations); an=$(col "$f" analysis_s); fa=$(col "$f" factor_s); so=$(col "$f" solve_s)
-    msit=$(col "$f" per_iter_ms); rss=$(col "$f" peak_rss_mb); wall=$(col "$f" wall_s)
+    msit=$(col "$f" per_iter_ms); rss=$(col "$f" peak_rss_mb); wall=$(col "$f" wall_s); fl=$(col "$f" floor_ms_per_it)
     awk -v c="ata-$1" -v r="$2" -v i="$its" -v a="$an" -v f="$fa" -v s="$so" -v m="$msit" -v x="$rss" -v w="$wall" \
-        'BEGIN { printf "%s %d %d %.6f %.6f %.6f %.6f %.3f %.6f\n", c, r, i, a + f, s, a + f + s, m, x, w }' >> "$data"
+        -v fl="$fl" 'BEGIN { printf "%s %d %d %.6f %.6f %.6f %.6f %.3f %.6f %s\n", c, r, i, a + f, s, a + f + s, m, x, w,
+                             fl == "" ? "nan" : sprintf("%.4f", fl) }' >> "$data"
 }
 
 run_petsc() {   # ranks rep
@@ -90,7 +91,7 @@ run_petsc() {   # ranks rep
     rss=$(col "$f" rss_sum_mb); reason=$(col "$f" reason)
     case "$reason" in CONVERGED*) ;; *) echo "vs-petsc.sh: PETSc $1 rank(s): $reason" >&2; exit 1 ;; esac
     awk -v c="petsc-$1" -v r="$2" -v i="$its" -v a="$su" -v s="$so" -v m="$tpi" -v x="$rss" \
-        'BEGIN { printf "%s %d %d %.6f %.6f %.6f %.6f %.3f nan\n", c, r, i, a, s, a + s, 1e3 * m, x }' >> "$data"
+        'BEGIN { printf "%s %d %d %.6f %.6f %.6f %.6f %.3f nan nan\n", c, r, i, a, s, a + s, 1e3 * m, x }' >> "$data"
 }
 
 commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
@@ -110,7 +111,7 @@ done
 load_after=$(cat /proc/loadavg)
 
 if [ -n "$csv_out" ]; then
-    { echo "config,rep,iterations,setup_s,solve_s,setup_solve_s,ms_per_it,peak_rss_mb,ata_wall_s"; tr ' ' ',' < "$data"; } > "$csv_out"
+    { echo "config,rep,iterations,setup_s,solve_s,setup_solve_s,ms_per_it,peak_rss_mb,ata_wall_s,ata_floor_ms_per_it"; tr ' ' ',' < "$data"; } > "$csv_out"
 fi
 
 echo "ATA vs PETSc: PCG on $spec, b = 1, x0 = 0, rtol 1e-6, PETSc norm $norm; $reps interleaved repetitions"
@@ -119,7 +120,9 @@ echo "load before: $load_before"
 echo "load after:  $load_after"
 echo "ATA: ata-bench pcg --gen $spec --policy P --threads $threads (one policy per process); PETSc: ata-mpi-pcg --solver petsc"
 echo "--partition block, 1 rank --pc ilu, 2 ranks --pc bjacobi; -ksp_norm_type $norm. Cells: median [min .. max];"
-echo "PETSc times are the slowest rank's, its RSS the sum over its ranks; ATA_wall_s: the whole ata_pcg call."
+echo "PETSc times are the slowest rank's, its RSS the sum over its ranks; ATA_wall_s: the whole ata_pcg call;"
+echo "ATA_floor_ms/it: ata-bench's bandwidth floor (a model: compulsory bytes / triad at $threads threads)."
+echo "Peak RSS includes the input matrix each program generates (PETSc: on rank 0, with a relabelled copy to distribute)."
 awk -v threads="$threads" -v pols="$policies" '
 function med(a, n,   i, j, t) {       # sorts a[1..n] in place
     for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
@@ -127,14 +130,14 @@ function med(a, n,   i, j, t) {       # sorts a[1..n] in place
 }
 {
     c = $1; k = ++cnt[c]
-    for (q = 3; q <= 9; q++) v[c, q, k] = $q
+    for (q = 3; q <= 10; q++) v[c, q, k] = $q
     if (!(c in seen)) { seen[c] = 1; order[++nc] = c }
 }
 END {
-    split("its setup_s solve_s setup+solve_s ms/it peak_RSS_MB ATA_wall_s", name, " ")
-    fmt[3] = "%.0f"; fmt[4] = fmt[5] = fmt[6] = fmt[9] = "%.3f"; fmt[7] = "%.2f"; fmt[8] = "%.0f"
+    split("its setup_s solve_s setup+solve_s ms/it peak_RSS_MB ATA_wall_s ATA_floor_ms/it", name, " ")
+    fmt[3] = "%.0f"; fmt[4] = fmt[5] = fmt[6] = fmt[9] = "%.3f"; fmt[7] = fmt[10] = "%.2f"; fmt[8] = "%.0f"
     printf "%-19s", "config"
-    for (q = 3; q <= 9; q++) printf "  %-23s", name[q - 2]
+    for (q = 3; q <= 10; q++) printf "  %-23s", name[q - 2]
     printf "\n"
     for (ci = 1; ci <= nc; ci++) {
         c = order[ci]; n = cnt[c]
@@ -143,7 +146,7 @@ END {
         else if (c == "petsc-1") label = "PETSc 1 rank"
         else label = "PETSc " substr(c, 7) " ranks"
         printf "%-19s", label
-        for (q = 3; q <= 9; q++) {
+        for (q = 3; q <= 10; q++) {
             if (v[c, q, 1] == "nan") { printf "  %-23s", "-"; continue }
             for (k = 1; k <= n; k++) a[k] = v[c, q, k] + 0
             m = med(a, n); M[c, q] = m
