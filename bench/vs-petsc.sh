@@ -34,6 +34,9 @@ norm=unpreconditioned
 build=build
 csv_out=
 while [ $# -gt 0 ]; do
+    case "$1" in --reps|--policy|--policies|--threads|--petsc-norm|--build|--csv)
+        [ $# -ge 2 ] || { echo "vs-petsc.sh: $1 needs a value (see --help)" >&2; exit 2; } ;;
+    esac
     case "$1" in
         --reps) reps=$2; shift 2 ;;
         --policy|--policies) policies=$2; shift 2 ;;
