@@ -8,6 +8,7 @@
 #   make petsc      the PETSc plugin and the MPI benchmark (solvers/petsc/petsc.mk)
 #   make bench      the benchmark suite into bench/out/
 #   make stress     PCG beside one busy process per core (bench/stress.sh)
+#   make vs-petsc   ATA vs PETSc PCG, 1 and 2 ranks (bench/vs-petsc.sh; not in CI)
 #   make install PREFIX=DIR
 BUILD    ?= build
 PREFIX   ?= /usr/local
@@ -152,3 +153,9 @@ fuzz:
 fuzz-clean:
 	rm -rf build-fuzz
 clean: fuzz-clean
+
+# ATA's PCG against PETSc's, 1 and 2 ranks, interleaved repetitions (issue 9;
+# not in CI): make vs-petsc [VS_PETSC_ARGS="lap3d:160 --reps 5 --policy levelset,ca"]
+.PHONY: vs-petsc
+vs-petsc: all petsc
+	bash bench/vs-petsc.sh --build $(BUILD) $(VS_PETSC_ARGS)

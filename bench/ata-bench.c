@@ -25,6 +25,7 @@ typedef struct {
     int any_failed;
     int header_done;
     int step, nsteps;
+    int triad_done;         /* pcg: the triad was measured (or tried) */
 } bench_state;
 
 /* ---------------------------------------------------------------- */
@@ -137,8 +138,22 @@ static void monitor_line(int it, double relres, void *arg)
     fflush(stdout);
 }
 
+/* pcg's bandwidth floor: the triad at 1 and at the context's threads, once,
+ * before the first PCG (not before a file that fails to load), in a child
+ * process (its arrays stay out of the peak RSS). */
+static void measure_triad(bench_state *st)
+{
+    bench_results *R = st->res;
+    if (st->triad_done || st->opt->no_floor) return;
+    st->triad_done = 1;
+    progress_set("[%d/%d] triad bandwidth, 1 and %d threads", st->step, st->nsteps, R->threads);
+    if (floor_triad(R->backend == ATA_BACKEND_CPU ? R->threads : 1, R->triad_gbs))
+        msg("triad bandwidth could not be measured: no bandwidth floor");
+}
+
 static void run_pcg(bench_state *st, const ata_csr *A, bench_run *r, const char *label)
 {
+    measure_triad(st);
     const bench_opts *o = st->opt;
     int n = A->nrows, serial = r->policy == POLICY_SERIAL;
     ata_pcg_options po = ata_pcg_defaults();
@@ -162,7 +177,8 @@ static void run_pcg(bench_state *st, const ata_csr *A, bench_run *r, const char 
     double *t_an = calloc((size_t)o->reps, sizeof(double)), *t_fa = calloc((size_t)o->reps, sizeof(double));
     double *t_so = calloc((size_t)o->reps, sizeof(double));
     double *t_ph = calloc(4 * (size_t)o->reps, sizeof(double));    /* [phase][rep], ms per iteration */
-    if (!b || !x || !t_an || !t_fa || !t_so || !t_ph) {
+    double *t_wall = calloc((size_t)o->reps, sizeof(double));
+    if (!b || !x || !t_an || !t_fa || !t_so || !t_ph || !t_wall) {
         r->status = ATA_ERR_NOMEM;
         snprintf(r->msg, sizeof r->msg, "ata-bench: no memory for the vectors of n = %d", n);
         goto out;
@@ -175,7 +191,9 @@ static void run_pcg(bench_state *st, const ata_csr *A, bench_run *r, const char 
         memset(x, 0, (size_t)n * sizeof *x);
         ata_pcg_result res;
         memset(&res, 0, sizeof res);
+        double w0 = now_s();
         ata_status s = ata_pcg(serial ? NULL : st->ctx, A, b, x, &po, &res);
+        t_wall[done] = now_s() - w0;
         if (s == ATA_OK) s = res.status;
         t_an[done] = res.analysis_s;
         t_fa[done] = res.factor_s;
@@ -209,6 +227,17 @@ static void run_pcg(bench_state *st, const ata_csr *A, bench_run *r, const char 
     r->solve_s = median_range(t_so, done, &r->time_min_s, &r->time_max_s);
     r->per_iter_ms = r->iterations > 0 ? 1e3 * r->solve_s / r->iterations : NAN;
     for (int q = 0; q < 4; q++) r->phase_ms[q] = done > 0 ? median(t_ph + q * o->reps, done) : NAN;
+    r->wall_s = median(t_wall, done);
+    /* The floor at the row's thread count: the serial reference runs
+     * unfused on one thread; a GPU backend's floor is not the host's. */
+    const bench_results *R = st->res;
+    int cpu = serial || R->backend == ATA_BACKEND_CPU;
+    double gbs = serial || R->threads <= 1 ? R->triad_gbs[0] : R->triad_gbs[1];
+    r->floor_bytes = cpu ? floor_pcg_bytes(A, o->pc, !serial, r->ninfo > 0 ? &r->info[0] : NULL,
+                                           r->ninfo > 1 ? &r->info[1] : NULL) : NAN;
+    r->floor_ms = cpu && gbs > 0 ? 1e3 * r->floor_bytes / (gbs * 1e9) : NAN;
+    r->floor_ratio = r->floor_ms > 0 ? r->per_iter_ms / r->floor_ms : NAN;
+    r->rss_mb = peak_rss_mb();
     /* The residual as the caller sees it, recomputed from x (not the
      * solver's recurrence). */
     if (done > 0) {
@@ -227,6 +256,7 @@ out:
     free(t_fa);
     free(t_so);
     free(t_ph);
+    free(t_wall);
 }
 
 static double rel_diff(const double *x, const double *y, int n)
@@ -570,6 +600,7 @@ static void run_matrix(bench_state *st, int mi)
         r->policy = o->policies[k];
         r->check = NAN;
         r->relres = r->true_relres = r->per_iter_ms = NAN;
+        r->wall_s = r->floor_bytes = r->floor_ms = r->floor_ratio = r->rss_mb = NAN;
     }
     for (int e = 0; e < o->npolicies; e++) {
         bench_run *r = &R->runs[first + st->exec_order[e]];
@@ -646,6 +677,8 @@ static int needs_context(const bench_opts *o)
 
 int main(int argc, char **argv)
 {
+    int child = floor_triad_child();       /* the triad's own process (floor.c) */
+    if (child >= 0) return child;
     bench_opts o;
     int rc = cli_parse(argc, argv, &o);
     if (rc) {
@@ -692,6 +725,7 @@ int main(int argc, char **argv)
         R.backend = ATA_BACKEND_CPU;
         R.threads = 1;
     }
+    R.triad_gbs[0] = R.triad_gbs[1] = NAN;
     /* 'all' compares with the vendor library where there is one. */
     if (o.policy_all && (R.backend == ATA_BACKEND_CUDA || R.backend == ATA_BACKEND_HIP)) {
         int have = 0;

@@ -58,6 +58,7 @@ typedef struct {
     char **argv;
     ata_shift shift;        /* pcg: --shift */
     int nrhs;               /* sptrsv: --nrhs (columns solved together) */
+    int no_floor;           /* pcg: --no-floor (no triad, no floor columns) */
 } bench_opts;
 
 /* One matrix of the run, after loading. */
@@ -110,6 +111,15 @@ typedef struct {
     char info_class[2][16];
     /* filled once a matrix's runs are done; NaN when not in the run */
     double speedup_levelset, speedup_vendor, speedup_serial;
+    /* pcg: wall time of the whole ata_pcg call (setup, solve, teardown;
+     * median over the reps); the bandwidth floor (floor.c: a model of the
+     * compulsory bytes of an iteration over the triad bandwidth at the
+     * row's thread count; NaN where there is none, e.g. a GPU backend) and
+     * ms/it over it; the process's peak RSS after the row (a high-water mark
+     * shared by every earlier row of the process). */
+    double wall_s;
+    double floor_bytes, floor_ms, floor_ratio;
+    double rss_mb;
 } bench_run;
 
 /* machine.c: where and when a run happened (JSON, CSV, title). */
@@ -130,6 +140,8 @@ typedef struct {
     bench_run *runs;
     int nruns;
     bench_machine machine;
+    /* pcg: triad bandwidth (GB/s) at 1 thread and at `threads`; NaN if not measured */
+    double triad_gbs[2];
 } bench_results;
 
 /* cli.c */
@@ -172,6 +184,20 @@ int report_json(const char *path, const bench_results *r);
 void report_info_table(FILE *f, const bench_results *r);
 /* One line per matrix: S auto's S, T_l and T_u with their min..max. */
 void report_probe_line(FILE *f, const bench_results *r, int matrix);
+
+/* floor.c */
+/* Triad bandwidth (GB/s) at 1 and at `threads` threads, measured in a child
+ * process (its arrays stay out of the bench's RSS); -1 if it failed. */
+int floor_triad(int threads, double gbs[2]);
+/* In that child (main calls it first): measure, print, return the exit
+ * status; -1 when this process is not the child. */
+int floor_triad_child(void);
+/* Compulsory bytes of one PCG iteration (a model, see floor.c): fused as the
+ * CPU backend runs it, or not (the serial reference); L and U the plans'
+ * info (NULL or n == 0: no plans, triangles counted from A). */
+double floor_pcg_bytes(const ata_csr *A, ata_precond pc, int fused, const ata_plan_info *L, const ata_plan_info *U);
+/* getrusage's ru_maxrss in MB: the process's high-water mark so far. */
+double peak_rss_mb(void);
 
 /* svg.c */
 int svg_write(const char *path, const bench_results *r);

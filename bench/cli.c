@@ -23,7 +23,7 @@ typedef enum {
     O_MATRIX, O_GEN, O_POLICY, O_SERIAL, O_BACKEND, O_THREADS, O_S, O_R,
     O_TRAVERSAL, O_UPLO, O_DIAG, O_PC, O_REORDER, O_RTOL, O_MAXIT, O_MONITOR,
     O_REPS, O_CSV, O_JSON, O_PLOT, O_QUIET, O_HELP, O_VERSION,
-    O_SHIFT, O_NRHS
+    O_SHIFT, O_NRHS, O_NO_FLOOR
 } flag_id;
 
 typedef struct {
@@ -74,6 +74,8 @@ static const flag_def flags[] = {
       "iteration limit (default 2000)" },
     { O_MONITOR, "--monitor", NULL, F_PCG, NULL,
       "print, live, the relative residual ||r_k|| / ||b|| of the\nrecurrence at every iteration (as PETSc's -ksp_monitor does)" },
+    { O_NO_FLOOR, "--no-floor", NULL, F_PCG, NULL,
+      "skip the triad bandwidth measurement (about 0.2 s, in a child\nprocess) that the floor ms/it and x floor columns need ('-')" },
     { O_REPS, "--reps", "N", F_SOLVE, "Measurement (pcg, sptrsv, ilu0):",
       "timed repetitions, the median is reported (default: pcg 1,\nilu0 3, sptrsv 10; sptrsv also runs one untimed warm-up solve)" },
     { O_CSV, "--csv", "FILE", F_ALL, "Output, all commands (the table always goes to stdout):",
@@ -198,6 +200,17 @@ void cli_usage(FILE *f)
                "split an iteration into preconditioner solves, SpMV and vector operations\n"
                "(as PETSc's -log_view); vs serial compares with the serial\n"
                "baseline above; range %% = (max - min) / median over the repetitions.\n"
+               "pcg's total s is the wall time of the whole ata_pcg call (setup, solve,\n"
+               "teardown). floor ms/it is a model, not a measurement of traffic: the\n"
+               "compulsory bytes of one iteration (A; the L and U triangles as the plans\n"
+               "store them; each vector operation's reads and writes, once, fused as the\n"
+               "backend runs them) over the triad bandwidth (a[i] = b[i] + s c[i], 3 x 64 MB,\n"
+               "best of 3) measured in this run at the row's thread count (serial: 1);\n"
+               "x floor = ms/it / floor (below 1 where the problem fits in the caches:\n"
+               "the triad is DRAM's bandwidth). peak RSS MB is getrusage's ru_maxrss\n"
+               "after the row: a process-wide high-water mark, so rows of one run share\n"
+               "it (each row shows the peak so far); run one policy per process for a\n"
+               "clean per-policy number.\n"
                "check (sptrsv, ilu0): max |x - x_ref| / max |x_ref| against the serial\n"
                "reference ata_ref_* (ilu0: over the factors' values); pull and ILU0 are\n"
                "expected bitwise equal (0), push within 1e-12; above 1e-8 the status is\n"
@@ -428,6 +441,7 @@ static int apply(bench_opts *o, const flag_def *d, const char *v, int *policy_gi
         if (parse_int(v, 1, &o->maxit)) return usage_error("--maxit: expected a positive integer, got '%s'", v);
         return 0;
     case O_MONITOR: o->monitor = 1; return 0;
+    case O_NO_FLOOR: o->no_floor = 1; return 0;
     case O_REPS:
         if (parse_int(v, 1, &o->reps)) return usage_error("--reps: expected a positive integer, got '%s'", v);
         return 0;

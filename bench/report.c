@@ -18,7 +18,7 @@ typedef enum {
     C_MATRIX, C_N, C_NNZ, C_CLASS, C_LEVELS, C_POLICY, C_S, C_ATASKS, C_C, C_F, C_M,
     C_ITS, C_RELRES, C_ANALYSIS, C_FACTOR, C_SOLVE, C_SOLVE_MS, C_FACTOR_MS, C_PERIT,
     C_PLANMB, C_VS_LS, C_VS_VENDOR, C_VS_SERIAL, C_CHECK, C_STATUS, C_RANGE,
-    C_PH_L, C_PH_U, C_PH_SPMV, C_PH_VEC, C_COUNT
+    C_PH_L, C_PH_U, C_PH_SPMV, C_PH_VEC, C_WALL, C_FLOOR, C_XFLOOR, C_RSS, C_COUNT
 } col_id;
 
 static const struct { const char *head; int width; int left; } cols[C_COUNT + 1] = {
@@ -37,6 +37,8 @@ static const struct { const char *head; int width; int left; } cols[C_COUNT + 1]
     [C_STATUS] = { "status", 6, 1 },     [C_RANGE] = { "range %", 7, 0 },
     [C_PH_L] = { "L ms/it", 7, 0 },      [C_PH_U] = { "U ms/it", 7, 0 },
     [C_PH_SPMV] = { "SpMV ms/it", 10, 0 }, [C_PH_VEC] = { "vec ms/it", 9, 0 },
+    [C_WALL] = { "total s", 8, 0 },      [C_FLOOR] = { "floor ms/it", 11, 0 },
+    [C_XFLOOR] = { "x floor", 7, 0 },    [C_RSS] = { "peak RSS MB", 11, 0 },
 };
 
 static int has_policy(const bench_opts *o, int p)
@@ -55,8 +57,9 @@ static int table_columns(const bench_opts *o, col_id *c)
     if (o->cmd != CMD_ILU0) { c[n++] = C_S; c[n++] = C_ATASKS; c[n++] = C_C; c[n++] = C_F; c[n++] = C_M; }
     if (o->cmd == CMD_PCG) {
         c[n++] = C_ITS; c[n++] = C_RELRES; c[n++] = C_ANALYSIS; c[n++] = C_FACTOR; c[n++] = C_SOLVE;
-        c[n++] = C_PERIT; c[n++] = C_RANGE;
+        c[n++] = C_WALL; c[n++] = C_PERIT; c[n++] = C_RANGE; c[n++] = C_FLOOR; c[n++] = C_XFLOOR;
         c[n++] = C_PH_L; c[n++] = C_PH_U; c[n++] = C_PH_SPMV; c[n++] = C_PH_VEC; c[n++] = C_PLANMB;
+        c[n++] = C_RSS;
     } else if (o->cmd == CMD_SPTRSV) {
         c[n++] = C_SOLVE_MS; c[n++] = C_RANGE;
     } else {
@@ -147,6 +150,10 @@ static void cell(char *b, size_t n, col_id c, const bench_results *R, const benc
     case C_PH_L: case C_PH_U: case C_PH_SPMV: case C_PH_VEC:
         if (ran) fmt_double(b, n, "%.3f", u->phase_ms[c - C_PH_L]); else dash(b, n);
         break;
+    case C_WALL: if (ran) fmt_double(b, n, "%.4f", u->wall_s); else dash(b, n); break;
+    case C_FLOOR: if (ran) fmt_double(b, n, "%.3f", u->floor_ms); else dash(b, n); break;
+    case C_XFLOOR: if (ran) fmt_double(b, n, "%.2fx", u->floor_ratio); else dash(b, n); break;
+    case C_RSS: fmt_double(b, n, "%.0f", u->rss_mb); break;
     case C_RANGE: {
         double med = run_time(o, u);
         if (u->reps > 1 && med > 0) fmt_double(b, n, "%.1f", 100 * (u->time_max_s - u->time_min_s) / med);
@@ -194,6 +201,21 @@ void report_title(FILE *f, const bench_results *R)
     const bench_machine *M = &R->machine;
     fprintf(f, "commit %s, %s, host %s, %s (%d cores), load %.2f %.2f %.2f\n", M->commit, M->date, M->host,
             M->cpu, M->cores, M->load[0], M->load[1], M->load[2]);
+    if (o->cmd == CMD_PCG && !o->no_floor) {
+        fprintf(f, "floor ms/it: a model, not measured traffic: the compulsory bytes of one iteration (A, the L and U\n"
+                   "  triangles as the plans store them, the vectors of each operation read or written once) over the\n"
+                   "  triad bandwidth at the row's thread count: ");
+        if (isfinite(R->triad_gbs[0]))
+            fprintf(f, "triad %.1f GB/s at 1 thread", R->triad_gbs[0]);
+        else
+            fprintf(f, "triad not measured");
+        if (isfinite(R->triad_gbs[1]) && R->threads > 1 && R->backend == ATA_BACKEND_CPU)
+            fprintf(f, ", %.1f GB/s at %d threads (%.2fx)", R->triad_gbs[1], R->threads, R->triad_gbs[1] / R->triad_gbs[0]);
+        fprintf(f, "; x floor = ms/it / floor\n");
+    }
+    if (o->cmd == CMD_PCG)
+        fprintf(f, "peak RSS MB: the process's high-water mark after the row (getrusage ru_maxrss), shared by\n"
+                   "  the rows before it in this process: for one policy's own peak run one policy per process\n");
     if (o->default_input) fprintf(f, "default problem: --gen lap3d:100 (3D 7-point Laplacian, 10^6 unknowns)\n");
 }
 
@@ -421,6 +443,14 @@ static void collect_run(const bench_results *R, const bench_run *u, record *r)
         add_d(r, "U_solve_ms_per_it", u->phase_ms[1]);
         add_d(r, "spmv_ms_per_it", u->phase_ms[2]);
         add_d(r, "vec_ms_per_it", u->phase_ms[3]);
+        add_d(r, "wall_s", u->wall_s);
+        int thr = u->policy == POLICY_SERIAL || R->threads <= 1 ? 0 : 1;
+        add_d(r, "triad_gbs", R->triad_gbs[thr]);
+        add_d(r, "triad_gbs_1thread", R->triad_gbs[0]);
+        add_d(r, "floor_bytes_per_it", u->floor_bytes);
+        add_d(r, "floor_ms_per_it", u->floor_ms);
+        add_d(r, "floor_ratio", u->floor_ratio);
+        add_d(r, "peak_rss_mb", u->rss_mb);
     } else if (o->cmd == CMD_SPTRSV) {
         add_s(r, "uplo", o->uplo == ATA_LOWER ? "lower" : "upper");
         add_s(r, "diag", o->diag == ATA_UNIT ? "unit" : "nonunit");

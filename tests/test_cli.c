@@ -2,6 +2,7 @@
  * errors, bad files, and small runs whose CSV and JSON are read back.
  * The binary is $ATA_BUILD/ata-bench (ATA_BUILD from tests/run.sh). */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,7 +124,7 @@ static void test_no_args(void **state)
 static const char *all_flags[] = {
     "--matrix", "--gen", "--policy", "--serial", "--backend", "--threads", "--S", "--R", "--traversal",
     "--uplo", "--diag", "--pc", "--reorder", "--rtol", "--maxit", "--monitor", "--reps", "--csv", "--json",
-    "--plot", "--quiet", "--help", "--version", "--precond", "--shift", "--nrhs",
+    "--plot", "--quiet", "--help", "--version", "--precond", "--shift", "--nrhs", "--no-floor",
 };
 
 static void test_help_lists_every_flag(void **state)
@@ -161,7 +162,7 @@ static void test_listed_flags_are_accepted(void **state)
         "pcg --reorder rcm", "pcg --rtol 1e-8", "pcg --maxit 10", "pcg --monitor", "ilu0 --reps 2",
         "info --csv x.csv", "info --json x.json", "info --plot x.svg", "pcg --quiet", "pcg --policy=all",
         "pcg --pc jacobi", "pcg --precond ic0", "pcg --shift positive-definite", "pcg --shift nonzero",
-        "sptrsv --nrhs 4",
+        "sptrsv --nrhs 4", "pcg --no-floor",
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char args[256];
@@ -389,6 +390,70 @@ static void test_small_pcg_run(void **state)
     free(json);
 }
 
+/* pcg's bandwidth floor, wall time and peak RSS: the floor's bytes are the
+ * model's exact count for lap2d:20 (n 400, nnz 1920): A 4*401 + 12*1920,
+ * ILU0's L plan stores the strict lower triangle (760), U the upper with
+ * the diagonal (1160), 17 vectors of 8n bytes fused on the CPU backend; the
+ * serial reference runs unfused (3 vectors more) and its triangles are
+ * counted as the plans would store them. */
+static void test_pcg_floor_columns(void **state)
+{
+    (void)state;
+    char args[1024];
+    snprintf(args, sizeof args, "pcg --gen lap2d:20 --policy serial,levelset --backend cpu --threads 2 --csv '%s'",
+             tmp_path("floor.csv"));
+    run_result r = run(args);
+    if (r.rc != 0) fail_msg("ata-bench %s: exit %d, stderr: %s", args, r.rc, r.err);
+    assert_non_null(strstr(r.out, "floor ms/it"));
+    assert_non_null(strstr(r.out, "x floor"));
+    assert_non_null(strstr(r.out, "peak RSS MB"));
+    assert_non_null(strstr(r.out, "GB/s at 1 thread"));
+    assert_non_null(strstr(r.out, "a model"));
+    run_free(&r);
+    char *csv = slurp(tmp_path("floor.csv"));
+    char *lines[4];
+    assert_int_equal(split_lines(csv, lines, 4), 3);
+    const double vec = 8.0 * 400, A = 4.0 * 401 + 12.0 * 1920, L = 4.0 * 401 + 12.0 * 760, U = 4.0 * 401 + 12.0 * 1160;
+    const double want[2] = { A + L + U + 20 * vec, A + L + U + 17 * vec };     /* serial, levelset */
+    for (int row = 0; row < 2; row++) {
+        char v[64];
+        double d[8];
+        static const char *names[] = { "floor_bytes_per_it", "floor_ms_per_it", "floor_ratio", "per_iter_ms",
+                                       "triad_gbs", "triad_gbs_1thread", "peak_rss_mb", "wall_s" };
+        for (int k = 0; k < 8; k++) {
+            if (csv_field(lines[0], lines[1 + row], names[k], v, sizeof v))
+                fail_msg("CSV has no column %s; header: %s", names[k], lines[0]);
+            d[k] = atof(v);
+            if (!(d[k] > 0)) fail_msg("row %d: %s = '%s', expected > 0", row, names[k], v);
+        }
+        if (d[0] != want[row]) fail_msg("row %d: floor_bytes_per_it %.0f, expected %.0f", row, d[0], want[row]);
+        /* floor = bytes / triad bandwidth; ratio = ms/it / floor */
+        assert_true(fabs(d[1] - 1e3 * d[0] / (d[4] * 1e9)) <= 1e-9 * d[1]);
+        assert_true(fabs(d[2] - d[3] / d[1]) <= 1e-9 * d[2]);
+        if (row == 0) assert_true(d[4] == d[5]);        /* serial: the 1-thread triad */
+        assert_true(d[6] > 1 && d[6] < 4096);            /* MB: a process, not bytes or KB */
+        char solve[64];
+        csv_field(lines[0], lines[1 + row], "solve_s", solve, sizeof solve);
+        assert_true(d[7] >= atof(solve));                /* the whole call contains the solve */
+    }
+    free(csv);
+    /* --no-floor: no triad, the floor columns empty, RSS still there */
+    snprintf(args, sizeof args, "pcg --gen lap2d:20 --policy levelset --backend cpu --threads 2 --no-floor --csv '%s'",
+             tmp_path("nofloor.csv"));
+    r = run(args);
+    if (r.rc != 0) fail_msg("ata-bench %s: exit %d, stderr: %s", args, r.rc, r.err);
+    assert_null(strstr(r.out, "GB/s"));
+    run_free(&r);
+    csv = slurp(tmp_path("nofloor.csv"));
+    assert_int_equal(split_lines(csv, lines, 4), 2);
+    char v[64];
+    assert_int_equal(csv_field(lines[0], lines[1], "floor_ms_per_it", v, sizeof v), 0);
+    assert_string_equal(v, "");
+    assert_int_equal(csv_field(lines[0], lines[1], "peak_rss_mb", v, sizeof v), 0);
+    assert_true(atof(v) > 0);
+    free(csv);
+}
+
 static void test_monitor_and_serial(void **state)
 {
     (void)state;
@@ -530,6 +595,7 @@ int main(void)
         cmocka_unit_test(test_unwritable_output),
         cmocka_unit_test(test_bad_matrix_files),
         cmocka_unit_test(test_small_pcg_run),
+        cmocka_unit_test(test_pcg_floor_columns),
         cmocka_unit_test(test_monitor_and_serial),
         cmocka_unit_test(test_sptrsv_ilu0_info_runs),
         cmocka_unit_test(test_failed_solve_is_reported),

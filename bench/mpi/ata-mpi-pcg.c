@@ -18,7 +18,8 @@
  * the first row of the same matrix, relative to its largest entry. The CPU
  * time of the solve per iteration (CLOCK_PROCESS_CPUTIME_ID, slowest rank)
  * is shown beside the wall time: on a shared machine it does not count the
- * time the process waited for a core.
+ * time the process waited for a core. Peak RSS (ru_maxrss after the row):
+ * the largest rank's and the sum over the ranks.
  * Our own flags come first; everything after them goes to PETSc.
  */
 #include <math.h>
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include "ata.h"
 #include "ata_petsc.h"
@@ -57,6 +59,7 @@ typedef struct {
     char reason[40];
     double setup_s, solve_s, per_it_s, relres, xdiff;
     double cpu_per_it_s;    /* process CPU time of the solve per iteration (slowest rank) */
+    double rss_max_mb, rss_sum_mb;  /* peak RSS (ru_maxrss) after the row: largest rank, all ranks */
 } row_t;
 
 static int usage(FILE *f, int rc)
@@ -74,6 +77,9 @@ static int usage(FILE *f, int rc)
             "  --maxit N         iteration limit (default 5000)\n"
             "  --reps N          solves per row, fastest kept (default 1)\n"
             "  --csv FILE, --json FILE, --quiet\n"
+            "peak RSS (rss_max_MB, rss_sum_MB): getrusage's ru_maxrss after the row, the largest rank's and the sum over\n"
+            "ranks: a process-wide high-water mark, shared by the earlier rows of the run (one row per run for a\n"
+            "clean number); rank 0 also holds the whole input matrix it generated or read and distributed.\n"
             "ATA's options are PETSc options: -mat_ata_policy, -mat_ata_backend, -mat_ata_threads, -mat_ata_S, -mat_ata_device.\n");
     return rc;
 }
@@ -378,21 +384,32 @@ static PetscErrorCode solve_once(Mat A, Vec b, Vec x, const opts_t *o, const cha
     PetscFunctionReturn(0);
 }
 
+/* Peak RSS of the ranks in MB (ru_maxrss: a high-water mark), largest and summed. */
+static PetscErrorCode peak_rss(double *mx, double *sum)
+{
+    struct rusage ru;
+    double mb = getrusage(RUSAGE_SELF, &ru) ? 0.0 : (double)ru.ru_maxrss / 1024.0;
+    PetscFunctionBeginUser;
+    PetscCallMPI(MPI_Allreduce(&mb, mx, 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
+    PetscCallMPI(MPI_Allreduce(&mb, sum, 1, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
+    PetscFunctionReturn(0);
+}
+
 /* ------------------------------------------------------------------ */
 /* Output                                                              */
 /* ------------------------------------------------------------------ */
 static void print_header(void)
 {
-    printf("%-24s %9s %10s %3s %-9s %-7s %8s %6s %-6s %6s %-22s %9s %9s %10s %9s %9s %10s\n", "matrix", "n", "nnz", "P",
+    printf("%-24s %9s %10s %3s %-9s %-7s %8s %6s %-6s %6s %-22s %9s %9s %10s %9s %9s %10s %11s %11s\n", "matrix", "n", "nnz", "P",
            "partition", "order", "cut", "imbal", "solver", "its", "reason", "setup_s", "solve_s", "us/it", "relres", "xdiff",
-           "cpu_us/it");
+           "cpu_us/it", "rss_max_MB", "rss_sum_MB");
 }
 
 static void print_row(const row_t *r)
 {
-    printf("%-24.24s %9d %10d %3d %-9s %-7s %8lld %6.3f %-6s %6d %-22s %9.4f %9.4f %10.2f %9.2e %9.2e %10.2f\n", r->matrix, r->n,
+    printf("%-24.24s %9d %10d %3d %-9s %-7s %8lld %6.3f %-6s %6d %-22s %9.4f %9.4f %10.2f %9.2e %9.2e %10.2f %11.1f %11.1f\n", r->matrix, r->n,
            r->nnz, r->P, r->partition, r->order, r->cut, r->imbalance, r->solver, r->its, r->reason, r->setup_s, r->solve_s,
-           r->per_it_s * 1e6, r->relres, r->xdiff, r->cpu_per_it_s * 1e6);
+           r->per_it_s * 1e6, r->relres, r->xdiff, r->cpu_per_it_s * 1e6, r->rss_max_mb, r->rss_sum_mb);
     fflush(stdout);
 }
 
@@ -400,12 +417,12 @@ static int write_csv(const char *path, const row_t *R, int nr)
 {
     FILE *f = fopen(path, "w");
     if (!f) { fprintf(stderr, "ata-mpi-pcg: --csv %s: cannot write\n", path); return -1; }
-    fprintf(f, "matrix,n,nnz,P,partition,order,cut,imbalance,solver,iterations,reason,setup_s,solve_s,time_per_iteration_s,relres,xdiff,cpu_time_per_iteration_s\n");
+    fprintf(f, "matrix,n,nnz,P,partition,order,cut,imbalance,solver,iterations,reason,setup_s,solve_s,time_per_iteration_s,relres,xdiff,cpu_time_per_iteration_s,rss_max_mb,rss_sum_mb\n");
     for (int i = 0; i < nr; i++) {
         const row_t *r = &R[i];
-        fprintf(f, "\"%s\",%d,%d,%d,%s,%s,%lld,%.6g,%s,%d,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", r->matrix, r->n, r->nnz, r->P,
+        fprintf(f, "\"%s\",%d,%d,%d,%s,%s,%lld,%.6g,%s,%d,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", r->matrix, r->n, r->nnz, r->P,
                 r->partition, r->order, r->cut, r->imbalance, r->solver, r->its, r->reason, r->setup_s, r->solve_s, r->per_it_s,
-                r->relres, r->xdiff, r->cpu_per_it_s);
+                r->relres, r->xdiff, r->cpu_per_it_s, r->rss_max_mb, r->rss_sum_mb);
     }
     return fclose(f) ? -1 : 0;
 }
@@ -420,9 +437,11 @@ static int write_json(const char *path, const row_t *R, int nr, const opts_t *o)
         fprintf(f,
                 "    {\"matrix\": \"%s\", \"n\": %d, \"nnz\": %d, \"P\": %d, \"partition\": \"%s\", \"order\": \"%s\", \"cut\": %lld, "
                 "\"imbalance\": %.6g, \"solver\": \"%s\", \"iterations\": %d, \"reason\": \"%s\", \"setup_s\": %.6g, "
-                "\"solve_s\": %.6g, \"time_per_iteration_s\": %.6g, \"relres\": %.6g, \"xdiff\": %.6g, \"cpu_time_per_iteration_s\": %.6g}%s\n",
+                "\"solve_s\": %.6g, \"time_per_iteration_s\": %.6g, \"relres\": %.6g, \"xdiff\": %.6g, \"cpu_time_per_iteration_s\": %.6g, "
+                "\"rss_max_mb\": %.6g, \"rss_sum_mb\": %.6g}%s\n",
                 r->matrix, r->n, r->nnz, r->P, r->partition, r->order, r->cut, r->imbalance, r->solver, r->its, r->reason,
-                r->setup_s, r->solve_s, r->per_it_s, r->relres, r->xdiff, r->cpu_per_it_s, i + 1 < nr ? "," : "");
+                r->setup_s, r->solve_s, r->per_it_s, r->relres, r->xdiff, r->cpu_per_it_s, r->rss_max_mb, r->rss_sum_mb,
+                i + 1 < nr ? "," : "");
     }
     fprintf(f, "  ]\n}\n");
     return fclose(f) ? -1 : 0;
@@ -517,6 +536,7 @@ static PetscErrorCode run_matrix(const opts_t *o, int in, row_t *rows, int *nrow
             }
             snprintf(r->reason, sizeof r->reason, "%s", KSPConvergedReasons[reason]);
             r->per_it_s = r->its ? r->solve_s / r->its : 0.0;
+            PetscCall(peak_rss(&r->rss_max_mb, &r->rss_sum_mb));
             r->cpu_per_it_s = r->its ? r->cpu_per_it_s / r->its : 0.0;
             PetscCall(gather(x, perm, n, xo));
             if (!rank) { /* in the original numbering: ||1 - A x|| / ||1||, and x vs the first row's x */
