@@ -29,9 +29,19 @@ ata_factor_options ata_factor_defaults(void)
     return o;
 }
 
-/* perm[old] = new: L's level sets in order (see pcg.c for why). */
-static ata_status level_perm(const ata_csr *A, int **perm_out)
+/* perm[old] = new: L's level sets in order (see pcg.c for why); from the
+ * ILU0 plan's analysis when there is one (the same DAG), else built. */
+static ata_status level_perm(const ata_csr *A, ata_plan *fp, int **perm_out)
 {
+    if (fp && fp->level_rows) {
+        int *perm = malloc(((size_t)A->nrows + 1) * sizeof *perm);
+        if (!perm) return ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
+        for (int k = 0; k < A->nrows; k++) perm[fp->level_rows[k]] = k;
+        free(fp->level_rows);
+        fp->level_rows = NULL;
+        *perm_out = perm;
+        return ATA_OK;
+    }
     dag d;
     ATA_TRY(dag_build(A->nrows, A->rowptr, A->col, 1, ATA_LOWER, &d));
     int *perm = malloc(((size_t)A->nrows + 1) * sizeof *perm);
@@ -358,7 +368,7 @@ ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_facto
         CHECK(ata_csr_copy(A, &T));
         CHECK(plan_analyse(ctx, T, PLAN_ILU0, &po, &f->fp));   /* owns T */
     }
-    if (level_order && opt->type != ATA_PC_JACOBI) CHECK(level_perm(A, &f->perm));
+    if (level_order && opt->type != ATA_PC_JACOBI) CHECK(level_perm(A, f->fp, &f->perm));
     if (ctx) CHECK(ctx->ops->vec_alloc(ctx, (size_t)n, &f->tmp));
     else if (!(f->tmp = calloc((size_t)n + 1, sizeof *f->tmp))) {
         st = ata_fail(ATA_ERR_NOMEM, "factor: out of memory");

@@ -168,11 +168,57 @@ static void test_mapped_plans(void **state)
     ata_context_destroy(ctx);
 }
 
+/* ata_csr_is_symmetric (one pass with row cursors) against A == A^T by
+ * transposing, on small random patterns that are symmetric, symmetric in
+ * pattern only, or lack one mirror entry (upper or lower side). */
+static int equal_transpose(const ata_csr *A)
+{
+    ata_csr *T;
+    TU_OK(ata_csr_transpose(A, &T));
+    int eq = !memcmp(A->rowptr, T->rowptr, (A->nrows + 1) * sizeof *A->rowptr) &&
+             !memcmp(A->col, T->col, A->nnz * sizeof *A->col) && !memcmp(A->val, T->val, A->nnz * sizeof *A->val);
+    ata_csr_free(T);
+    return eq;
+}
+
+static void test_symmetry_check(void **state)
+{
+    (void)state;
+    uint64_t s = 7;
+    int seen[2] = { 0, 0 };
+    for (int t = 0; t < 400; t++) {
+        const int n = 2 + t % 9, cap = n * n;
+        int *r = malloc(cap * sizeof *r), *c = malloc(cap * sizeof *c), k = 0;
+        double *v = malloc(cap * sizeof *v);
+        for (int i = 0; i < n; i++)
+            for (int j = i; j < n; j++) {
+                s = s * 6364136223846793005ull + 1442695040888963407ull;
+                if (j != i && (s >> 33) % 3) continue;
+                double x = 1 + (double)((s >> 40) % 5);
+                r[k] = i; c[k] = j; v[k++] = x;
+                if (j == i) continue;
+                int mode = (int)((s >> 20) % 8);       /* 0: drop mirror, 1: other value, else mirror */
+                if (mode == 0) continue;
+                r[k] = j; c[k] = i; v[k++] = mode == 1 ? x + 1 : x;
+            }
+        if (t % 2) for (int q = 0; q < k; q++) { int x = r[q]; r[q] = c[q]; c[q] = x; }   /* lower side too */
+        ata_csr *A;
+        TU_OK(ata_csr_from_coo(n, n, k, r, c, v, 0, &A));
+        int want = equal_transpose(A);
+        assert_int_equal(ata_csr_is_symmetric(A), want);
+        seen[want]++;
+        ata_csr_free(A);
+        free(r); free(c); free(v);
+    }
+    assert_true(seen[0] > 50 && seen[1] > 50);     /* both answers were exercised */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_permute_matches_coo),
         cmocka_unit_test(test_mapped_plans),
+        cmocka_unit_test(test_symmetry_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
