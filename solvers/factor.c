@@ -11,7 +11,6 @@
 #include "csr.h"
 #include "dag.h"
 #include "error.h"
-#include "mem.h"
 #include "factor.h"
 #include "ilu0_row.h"
 #include "plan.h"
@@ -183,7 +182,7 @@ static ata_status propagate_mapped(factor_core *f)
         for (int q = 0; q < nl; q++) f->Lmap[q] = f->map[f->Lmap[q]];
         for (int q = 0; q < nu; q++) f->Umap[q] = f->map[f->Umap[q]];
     }
-    if (!(f->pscratch = mem_alloc_big(((size_t)(nl > nu ? nl : nu) + 1) * sizeof *f->pscratch)))
+    if (!(f->pscratch = malloc(((size_t)(nl > nu ? nl : nu) + 1) * sizeof *f->pscratch)))
         return ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
     f->analysis_s += clock_now() - t0;
     return ATA_OK;
@@ -339,7 +338,7 @@ ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_facto
     double t0 = clock_now();
 #define CHECK(e) do { if ((st = (e)) != ATA_OK) goto fail; } while (0)
     f->nnz = A->nnz;
-    if (!(f->aval = mem_alloc_big(((size_t)A->nnz + 1) * sizeof *f->aval))) {
+    if (!(f->aval = malloc(((size_t)A->nnz + 1) * sizeof *f->aval))) {
         st = ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
         goto fail;
     }

@@ -4,7 +4,6 @@
 #include <string.h>
 #include "cpu_exec.h"
 #include "error.h"
-#include "mem.h"
 
 static ata_status cpu_ctx_init(ata_context *ctx)
 {
@@ -89,7 +88,7 @@ static ata_status cpu_probe_task_cost(ata_plan *p, double *T_u)
 static ata_status cpu_vec_alloc(ata_context *ctx, size_t n, double **v)
 {
     (void)ctx;
-    *v = mem_alloc_big((n ? n : 1) * sizeof **v);
+    *v = malloc((n ? n : 1) * sizeof **v);
     return *v ? ATA_OK : ata_fail(ATA_ERR_NOMEM, "vector of %zu doubles: out of memory", n);
 }
 static void cpu_vec_free(ata_context *ctx, double *v) { (void)ctx; free(v); }

@@ -7,7 +7,6 @@
 #include <string.h>
 #include "csr.h"
 #include "error.h"
-#include "mem.h"
 
 static const char *csr_name(const char *what) { return what && *what ? what : "matrix"; }
 
@@ -22,8 +21,8 @@ ata_status ata_csr_alloc(int nrows, int ncols, int nnz, ata_csr **out)
     /* At least one element each, so an empty matrix still has valid arrays
      * and malloc(0) returning NULL is never mistaken for failure. */
     A->rowptr = calloc((size_t)nrows + 1, sizeof *A->rowptr);
-    A->col = mem_alloc_big(((size_t)nnz + 1) * sizeof *A->col);
-    A->val = mem_alloc_big(((size_t)nnz + 1) * sizeof *A->val);
+    A->col = malloc(((size_t)nnz + 1) * sizeof *A->col);
+    A->val = malloc(((size_t)nnz + 1) * sizeof *A->val);
     if (!A->rowptr || !A->col || !A->val) {
         ata_csr_free(A);
         return ata_fail(ATA_ERR_NOMEM, "csr alloc: out of memory (%d x %d, nnz %d)", nrows, ncols, nnz);

@@ -9,7 +9,6 @@
 #include "cpu_pool.h"
 #include "csr.h"
 #include "error.h"
-#include "mem.h"
 
 /* inv[perm[i]] = i; fails unless perm is a permutation of 0..n-1. */
 static ata_status perm_inverse(const int *perm, int n, int **inv_out)
@@ -178,9 +177,9 @@ ata_status csr_permute_part(const ata_csr *A, const int *perm, int part, cpu_poo
         B->nnz = B->rowptr[n];
         free(B->col);
         free(B->val);
-        B->col = mem_alloc_big(((size_t)B->nnz + 1) * sizeof *B->col);
-        B->val = mem_alloc_big(((size_t)B->nnz + 1) * sizeof *B->val);
-        map = mem_alloc_big(((size_t)B->nnz + 1) * sizeof *map);
+        B->col = malloc(((size_t)B->nnz + 1) * sizeof *B->col);
+        B->val = malloc(((size_t)B->nnz + 1) * sizeof *B->val);
+        map = malloc(((size_t)B->nnz + 1) * sizeof *map);
         if (!B->col || !B->val || !map) st = ata_fail(ATA_ERR_NOMEM, "permute: out of memory (nnz = %d)", B->nnz);
     }
     if (st == ATA_OK) {
