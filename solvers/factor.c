@@ -338,11 +338,6 @@ ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_facto
     double t0 = clock_now();
 #define CHECK(e) do { if ((st = (e)) != ATA_OK) goto fail; } while (0)
     f->nnz = A->nnz;
-    if (!(f->aval = malloc(((size_t)A->nnz + 1) * sizeof *f->aval))) {
-        st = ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
-        goto fail;
-    }
-    memcpy(f->aval, A->val, (size_t)A->nnz * sizeof *f->aval);
     if (!(f->dpos = malloc(((size_t)n + 1) * sizeof *f->dpos))) {
         st = ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
         goto fail;
@@ -374,7 +369,9 @@ ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_facto
         goto fail;
     }
     f->analysis_s = clock_now() - t0;
+    f->aval = A->val;
     st = factorise(f);
+    f->aval = NULL;
     if (st == ATA_ERR_ZERO_PIVOT || st == ATA_ERR_INDEFINITE_PC || st == ATA_OK) {
         *out = f;
         return st;
@@ -388,8 +385,10 @@ fail:
 ata_status factor_core_update(factor_core *f, const double *val)
 {
     if (!f || !val) return ata_fail(ATA_ERR_ARG, "factor update: NULL argument");
-    memcpy(f->aval, val, (size_t)f->nnz * sizeof *val);
-    return factorise(f);
+    f->aval = val;
+    ata_status st = factorise(f);
+    f->aval = NULL;
+    return st;
 }
 
 ata_status factor_core_apply(factor_core *f, const double *r, double *z, double *t_L, double *t_U)
@@ -436,7 +435,6 @@ void factor_core_free(factor_core *f)
     ata_plan_destroy(f->Lp);
     ata_plan_destroy(f->Up);
     plan_free(f->fp);
-    free(f->aval);
     ata_csr_free(f->LU);
     ata_csr_free(f->LUp);
     ata_csr_free(f->C);

@@ -10,8 +10,11 @@ typedef struct factor_core {
     int n;
     ata_factor_options opt;
     int require_positive;   /* PCG: a pivot <= 0 is INDEFINITE_PC */
-    double *aval;           /* A's unshifted values, factor order (the pattern is the
-                               ILU0 plan's, LU's, or for Jacobi A's diagonal) */
+    const double *aval;     /* A's unshifted values (factor order), borrowed from
+                               the caller during a factorisation only (the
+                               shift retries read them again); the pattern
+                               is the ILU0 plan's, LU's, or for Jacobi A's
+                               diagonal */
     int nnz;
     int *dpos;              /* position of each row's diagonal in A */
     ata_plan *fp;           /* runtime ILU0 plan; its T holds the factors */

@@ -84,6 +84,7 @@ typedef struct {
     ata_csr *B;
     int *map;
     int phase;              /* 0: count into B->rowptr[r + 1]; 1: fill */
+    int all;                /* CSR_ALL: a row keeps its length, no count needed */
     atomic_int failed;      /* a long row's sort found no memory */
 } permute_job;
 
@@ -113,8 +114,8 @@ static void permute_rows(void *arg, int tid, int nt)
     if (J->phase == 0) {
         for (int i = i0; i < i1; i++) {
             const int r = perm ? perm[i] : i;
-            int k = 0;
-            for (int p = Ap[i]; p < Ap[i + 1]; p++) {
+            int k = J->all ? Ap[i + 1] - Ap[i] : 0;
+            for (int p = Ap[i]; p < Ap[i + 1] && !J->all; p++) {
                 const int c = perm ? perm[Aj[p]] : Aj[p];
                 k += (unsigned long long)((long long)c - r - J->lo) <= J->width;
             }
@@ -164,6 +165,7 @@ ata_status csr_permute_part(const ata_csr *A, const int *perm, int part, cpu_poo
     long long lo, hi;
     part_band(part, &lo, &hi);
     J.lo = lo;
+    J.all = part == CSR_ALL;
     J.width = (unsigned long long)(hi - lo);
     atomic_init(&J.failed, 0);
     ata_csr *B = NULL;
