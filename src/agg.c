@@ -1,5 +1,6 @@
 /* agg.c - aggregation policies (paper sec. 5.3.3) and the hierarchical DAG
  * they induce: adaptive tasks, coarse/fine edges, tracking and barriers. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "agg.h"
@@ -91,37 +92,65 @@ int agg_cut_la(const dag *d, ata_uplo uplo, int S, int *order, int *aptr)
     return p;
 }
 
-/* Tracking, c and f, and barriers, in one pass over the edges, grouped by
- * the atask that lists them (rows of an atask are contiguous in `order`). */
+/* Distinct coarse pairs (a, b): an open-addressing set of a << 32 | b,
+ * so c can be counted while the edges are visited in row order. */
+typedef struct { uint64_t *slot; size_t cap, used; } pair_set;
+
+static int pair_set_add(pair_set *h, uint64_t key)   /* 1: new, 0: seen, -1: no memory */
+{
+    if (2 * (h->used + 1) > h->cap) {
+        size_t cap = h->cap ? 2 * h->cap : 1024;
+        uint64_t *slot = malloc(cap * sizeof *slot);
+        if (!slot) return -1;
+        for (size_t k = 0; k < cap; k++) slot[k] = UINT64_MAX;
+        for (size_t k = 0; k < h->cap; k++) {
+            if (h->slot[k] == UINT64_MAX) continue;
+            size_t j = (size_t)((h->slot[k] * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+            while (slot[j] != UINT64_MAX) j = (j + 1) & (cap - 1);
+            slot[j] = h->slot[k];
+        }
+        free(h->slot);
+        h->slot = slot;
+        h->cap = cap;
+    }
+    size_t j = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (h->cap - 1);
+    while (h->slot[j] != UINT64_MAX) {
+        if (h->slot[j] == key) return 0;
+        j = (j + 1) & (h->cap - 1);
+    }
+    h->slot[j] = key;
+    h->used++;
+    return 1;
+}
+
+/* Tracking, c and f, and barriers, in one pass over the edges in row order
+ * (the matrix read as a stream: visiting the rows atask by atask reads it
+ * at random, the analysis's top cost for a natural-order ILU0 plan). */
 static ata_status classify_edges(agg_result *r, int n, const int *ptr, const int *idx,
                                  int preds, ata_uplo uplo)
 {
     const int p = r->natasks;
     int *owner = malloc(((size_t)n + 1) * sizeof *owner);
-    int *mark = malloc(((size_t)p + 1) * sizeof *mark);
     int *maxsrc = malloc(((size_t)p + 1) * sizeof *maxsrc);
-    if (!owner || !mark || !maxsrc) {
-        free(owner); free(mark); free(maxsrc);
-        return ata_fail(ATA_ERR_NOMEM, "aggregation: out of memory (n = %d)", n);
-    }
+    pair_set pairs = { NULL, 0, 0 };
+    if (!owner || !maxsrc) goto nomem;
     for (int a = 0; a < p; a++) {
-        mark[a] = -1;
         maxsrc[a] = -1;
         for (int k = r->atask_ptr[a]; k < r->atask_ptr[a + 1]; k++) owner[r->order[k]] = a;
     }
-    for (int a = 0; a < p; a++) {
-        for (int k = r->atask_ptr[a]; k < r->atask_ptr[a + 1]; k++) {
-            int i = r->order[k];
-            for (int q = ptr[i]; q < ptr[i + 1]; q++) {
-                int j = idx[q];
-                if (!dag_is_edge(uplo, preds, i, j)) continue;
-                int b = owner[j];
-                if (b == a) { r->f++; r->flags[a] |= ATASK_TRACKED; continue; }
-                if (mark[b] != a) { mark[b] = a; r->c++; }
-                /* Edge src -> dst: src is the earlier atask. */
-                int src = a < b ? a : b, dst = a < b ? b : a;
-                if (src > maxsrc[dst]) maxsrc[dst] = src;
-            }
+    for (int i = 0; i < n; i++) {
+        const int a = owner[i];
+        for (int q = ptr[i]; q < ptr[i + 1]; q++) {
+            int j = idx[q];
+            if (!dag_is_edge(uplo, preds, i, j)) continue;
+            int b = owner[j];
+            if (b == a) { r->f++; r->flags[a] |= ATASK_TRACKED; continue; }
+            int added = pair_set_add(&pairs, (uint64_t)a << 32 | (uint32_t)b);
+            if (added < 0) goto nomem;
+            r->c += added;
+            /* Edge src -> dst: src is the earlier atask. */
+            int src = a < b ? a : b, dst = a < b ? b : a;
+            if (src > maxsrc[dst]) maxsrc[dst] = src;
         }
     }
     /* A barrier before b iff a coarse edge reaches b from the current
@@ -130,8 +159,11 @@ static ata_status classify_edges(agg_result *r, int n, const int *ptr, const int
     for (int b = 1; b < p; b++)
         if (maxsrc[b] >= seg) { r->flags[b] |= ATASK_BARRIER; seg = b; r->barriers++; }
     for (int a = 0; a < p; a++) r->untracked += !(r->flags[a] & ATASK_TRACKED);
-    free(owner); free(mark); free(maxsrc);
+    free(owner); free(maxsrc); free(pairs.slot);
     return ATA_OK;
+nomem:
+    free(owner); free(maxsrc); free(pairs.slot);
+    return ata_fail(ATA_ERR_NOMEM, "aggregation: out of memory (n = %d)", n);
 }
 
 /* Runs: a new one at every atask start and every change of level. */
