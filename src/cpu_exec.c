@@ -26,6 +26,9 @@
 #include "cpu_exec.h"
 #include "error.h"
 #include "ilu0_row.h"
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define EXEC_MAX_THREADS 256    /* ATA_MAX_THREADS (context.c) */
 
@@ -271,19 +274,42 @@ static void stage_gather(exec_job *J, int tid, int nt)
     }
 }
 
+/* One column's x[i0..i1) from the position block. Where x is too large to
+ * be still in cache for whatever reads it next, with streaming stores (on
+ * x86): written whole lines need not be read first, a read stream saved
+ * (measured: lap3d:100 one column, 2 threads, 10-20% less per solve).
+ * The caller fences. */
+#define EXEC_STREAM_MIN_BYTES (4u << 20)
+static void stage_store(double *restrict x, const double *restrict xw, const int *restrict pos, int i0, int i1,
+                        int m, int c, int stream)
+{
+    int i = i0;
+#ifdef __SSE2__
+    if (stream) {
+        if (i < i1 && ((uintptr_t)(x + i) & 15)) { x[i] = xw[(size_t)pos[i] * m + c]; i++; }
+        for (; i + 1 < i1; i += 2)
+            _mm_stream_pd(x + i, _mm_set_pd(xw[(size_t)pos[i + 1] * m + c], xw[(size_t)pos[i] * m + c]));
+    }
+#else
+    (void)stream;
+#endif
+    for (; i < i1; i++) x[i] = xw[(size_t)pos[i] * m + c];
+}
+
 static void stage_scatter(exec_job *J, int tid, int nt)
 {
     const ata_plan *p = J->p;
     const int m = J->nrhs, *pos = p->xpos;
     const int lo = (int)((long long)p->n * tid / nt), hi = (int)((long long)p->n * (tid + 1) / nt);
     const double *xw = pull_xp(J);
+    const int stream = m == 1 && (size_t)p->n * sizeof(double) >= EXEC_STREAM_MIN_BYTES;
     for (int i0 = lo; i0 < hi; i0 += EXEC_GATHER_BLOCK) {
         const int i1 = hi - i0 < EXEC_GATHER_BLOCK ? hi : i0 + EXEC_GATHER_BLOCK;
-        for (int c = 0; c < m; c++) {
-            double *x = J->x + (size_t)c * J->ldx;
-            for (int i = i0; i < i1; i++) x[i] = xw[(size_t)pos[i] * m + c];
-        }
+        for (int c = 0; c < m; c++) stage_store(J->x + (size_t)c * J->ldx, xw, pos, i0, i1, m, c, stream);
     }
+#ifdef __SSE2__
+    if (stream) _mm_sfence();   /* streaming stores are weakly ordered: before the pool's join */
+#endif
 }
 
 static int run_push_col(exec_job *J, int k, int j, int tracked)

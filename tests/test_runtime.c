@@ -216,6 +216,28 @@ static void test_pull_staging(void **state)
     }
     free(b); free(x); free(xr);
     ata_csr_free(nat); ata_csr_free(lev);
+    /* x over EXEC_STREAM_MIN_BYTES (4 MiB): the scatter's streaming stores,
+     * into x aligned and not (the first element stored alone) */
+    ata_csr *big;
+    TU_OK(ata_gen_from_spec("lap3d:82", &big));
+    const int nb = big->nrows;
+    b = malloc((size_t)nb * sizeof *b); x = malloc(((size_t)nb + 1) * sizeof *x); xr = malloc((size_t)nb * sizeof *xr);
+    tu_random_vec(b, nb, 7);
+    TU_OK(ata_ref_sptrsv_csr(big, ATA_LOWER, ATA_NON_UNIT, b, xr));
+    ata_plan_options po = ata_plan_defaults();
+    po.policy = ATA_POLICY_LEVELSET;
+    ata_plan *p;
+    TU_OK(ata_sptrsv_plan_create(ctx, big, &po, &p));
+    assert_false(p->xorder_identity);
+    for (int off = 0; off < 2; off++) {
+        for (int i = 0; i <= nb; i++) x[i] = NAN;
+        TU_OK(ata_sptrsv(p, b, x + off));
+        if (memcmp(x + off, xr, (size_t)nb * sizeof *x)) fail_msg("lap3d:82, x + %d: not bitwise the reference", off);
+        assert_true(isnan(off ? x[0] : x[nb]));     /* nothing stored outside x */
+    }
+    ata_plan_destroy(p);
+    free(b); free(x); free(xr);
+    ata_csr_free(big);
     ata_context_destroy(ctx);
 }
 
