@@ -172,6 +172,9 @@ static void note_bad_row(exec_job *J, int i)
  *     of x per row through the level order (measured, lap3d:100 in natural
  *     order, one column: 1.2-1.5x faster at 1 and 2 threads; gathering by
  *     position instead was slower than by index, see stage_gather).
+ *   PULL_INLINE: one column, where the order mostly walks rows in index
+ *     order (p->xinline, see cpu_exec_layout): b read and x written through
+ *     order inside the solve, nearly streams already, beside xp.
  * Everything is hoisted into restrict locals: stores through x would
  * otherwise make the compiler reload the plan's pointers for every row (the
  * profile's top cost). m, tracked and src are compile-time constants at
@@ -180,7 +183,7 @@ static void note_bad_row(exec_job *J, int i)
  * matrix traffic saved). -1: abort. */
 #define EXEC_MAX_COLS 16
 #define EXEC_GATHER_BLOCK 256
-enum { PULL_DIRECT, PULL_STAGED };
+enum { PULL_DIRECT, PULL_STAGED, PULL_INLINE };
 
 /* The position-ordered x of an m-column pull (see pull_rows). */
 static double *pull_xp(const exec_job *J)
@@ -209,7 +212,8 @@ static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, 
         double d = 1;
         if (nonunit) d = lower ? Tx[--hi] : Tx[lo++];   /* diagonal last / first */
         if (src == PULL_DIRECT) for (int c = 0; c < m; c++) s[c] = b[k + c * ldb];
-        else for (int c = 0; c < m; c++) s[c] = xp[(size_t)k * m + c];
+        else if (src == PULL_STAGED) for (int c = 0; c < m; c++) s[c] = xp[(size_t)k * m + c];
+        else s[0] = b[order[k]];
         for (int q = lo; q < hi; q++) {
             const int j = Tj[q];
             if (tracked && atomic_load_explicit(&done[j], memory_order_acquire) != epoch &&
@@ -224,6 +228,7 @@ static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, 
         for (int c = 0; c < m; c++) {
             xk[c] = s[c];
             if (src == PULL_DIRECT && m > 1) x[k + c * ldx] = s[c];
+            if (src == PULL_INLINE) x[order[k]] = s[c];
             bad |= !(s[c] - s[c] == 0);   /* NaN or Inf */
         }
         if (publish) atomic_store_explicit(&done[k], epoch, memory_order_release);
@@ -240,6 +245,8 @@ static inline __attribute__((always_inline)) int pull_cols(exec_job *J, int k0, 
 {
     if (J->p->xorder_identity)
         return tracked ? pull_rows(J, k0, k1, 1, m, PULL_DIRECT) : pull_rows(J, k0, k1, 0, m, PULL_DIRECT);
+    if (m == 1 && J->p->xinline)
+        return tracked ? pull_rows(J, k0, k1, 1, 1, PULL_INLINE) : pull_rows(J, k0, k1, 0, 1, PULL_INLINE);
     return tracked ? pull_rows(J, k0, k1, 1, m, PULL_STAGED) : pull_rows(J, k0, k1, 0, m, PULL_STAGED);
 }
 
@@ -368,7 +375,7 @@ static void exec_worker(void *arg, int tid, int nt)
         if (cpu_barrier_wait(&J->bar, &sense, &J->ctl)) return;
     }
     /* Pull on a plan whose order is not the identity: staged (pull_rows). */
-    const int staged = J->mode == EXEC_PULL && !p->xorder_identity;
+    const int staged = J->mode == EXEC_PULL && !p->xorder_identity && !(J->nrhs == 1 && p->xinline);
     if (staged) {
         stage_gather(J, tid, nt);
         if (cpu_barrier_wait(&J->bar, &sense, &J->ctl)) return;
@@ -479,7 +486,17 @@ static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, in
  * Where the order is the identity (a matrix already in level order)
  * positions are rows: T is kept as it is and pull solves into the caller's
  * x (no xp); push still accumulates in xp. ILU0 plans keep row order: rows
- * read each other by index. The plan's bytes count what is allocated here. */
+ * read each other by index. The plan's bytes count what is allocated here.
+ * Staging costs about 48 bytes a row (b, positions and xp read or written
+ * twice, x once) and two passes; reading b and writing x through order
+ * costs a line of each at every step of the order that leaves the line (a
+ * jump). Measured: a 3D Laplacian in natural order (a jump every row) and a
+ * circuit matrix (one in ten) solve as fast or faster staged; PCG's upper
+ * solve on its level-ordered matrix (one in a thousand: the order is
+ * almost the identity) took twice as long staged. So: through order below
+ * one jump in EXEC_STAGE_JUMPS rows, staged above. */
+#define EXEC_LINE_ROWS 8
+#define EXEC_STAGE_JUMPS 16
 ata_status cpu_exec_layout(ata_plan *p)
 {
     exec_choose_threads(p);
@@ -500,7 +517,12 @@ ata_status cpu_exec_layout(ata_plan *p)
     ata_status st = ata_csr_alloc(T->nrows, T->ncols, T->nnz, &S);
     if (st == ATA_OK && !pos) st = ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
     if (st != ATA_OK) { free(pos); ata_csr_free(S); return st; }
-    for (int k = 0; k < n; k++) pos[order[k]] = k;
+    long long jumps = 0;
+    for (int k = 0; k < n; k++) {
+        pos[order[k]] = k;
+        jumps += k > 0 && (unsigned)(order[k] - order[k - 1]) > EXEC_LINE_ROWS;
+    }
+    p->xinline = jumps < n / EXEC_STAGE_JUMPS;
     S->rowptr[0] = 0;
     for (int k = 0; k < n; k++) {
         int i = order[k], w = S->rowptr[k];

@@ -155,20 +155,22 @@ static void test_thread_counts(void **state)
     ata_csr_free(A);
 }
 
-/* The pull solve's two ways to meet b and x (cpu_exec.c, pull_rows): where
- * the plan's order is not the identity, b is staged into position order
- * before and x scattered after; where it is (a level-ordered matrix), the
- * solve reads b and writes the caller's x straight, with no position copy
- * of x or of T. Each is taken here (asserted on the plan), with 2 workers
- * (fixed S) and tracked atasks (syncfree), and each solve is bitwise the
- * serial reference's, for random b, x poisoned before, after new values,
- * and a NaN in b named at its row. */
+/* The pull solve's three ways to meet b and x (cpu_exec.c, pull_rows):
+ * where the plan's order jumps around in index (lap3d), b is staged into
+ * position order before and x scattered after; where it is almost the
+ * identity (the upper triangle of a level-ordered matrix), b and x are read
+ * and written through the order; where it is the identity (the lower one),
+ * the solve reads b and writes the caller's x straight, with no position
+ * copy of x or of T. Each is taken here (asserted on the plan), with 2
+ * workers (fixed S) and tracked atasks (syncfree), and each solve is
+ * bitwise the serial reference's, for random b, x poisoned before, after
+ * new values, and a NaN in b named at its row. */
 static void test_pull_staging(void **state)
 {
     (void)state;
     ata_context *ctx = make_ctx(2, 20);
     ata_csr *nat, *lev;
-    TU_OK(ata_gen_from_spec("lap3d:12,perm=5", &nat));
+    TU_OK(ata_gen_from_spec("lap3d:12", &nat));
     lev = tu_level_ordered(nat);
     const ata_policy pols[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCFREE, ATA_POLICY_CA };
     const int n = nat->nrows;
@@ -190,6 +192,8 @@ static void test_pull_staging(void **state)
                 const int direct = m == 1 && po.uplo == ATA_LOWER && k < 2;
                 if (direct) assert_true(p->xorder_identity);
                 if (m == 0) assert_false(p->xorder_identity);
+                if (m == 0 && po.uplo == ATA_LOWER) assert_false(p->xinline);         /* staged */
+                if (m == 1 && po.uplo == ATA_UPPER && k == 0) assert_true(p->xinline);  /* through order */
                 if (p->xorder_identity) { assert_null(p->dev); assert_null(p->xpos); }
                 else { assert_non_null(p->dev); assert_non_null(p->xpos); }
                 ata_csr *A2;
@@ -229,6 +233,7 @@ static void test_pull_staging(void **state)
     ata_plan *p;
     TU_OK(ata_sptrsv_plan_create(ctx, big, &po, &p));
     assert_false(p->xorder_identity);
+    assert_false(p->xinline);
     for (int off = 0; off < 2; off++) {
         for (int i = 0; i <= nb; i++) x[i] = NAN;
         TU_OK(ata_sptrsv(p, b, x + off));
