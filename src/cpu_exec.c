@@ -26,6 +26,9 @@
 #include "cpu_exec.h"
 #include "error.h"
 #include "ilu0_row.h"
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define EXEC_MAX_THREADS 256    /* ATA_MAX_THREADS (context.c) */
 
@@ -52,6 +55,7 @@ typedef struct {
     atomic_uint rows64;     /* bumped every 64 rows any worker finishes */
     int nrhs, ldb, ldx;     /* pull with several columns (nrhs > 1) */
     int col0;               /* first column of this block (messages) */
+    int publish;            /* pull: set done flags (some atask waits on them) */
 } exec_job;
 
 /* Rows finished: wake dependency waiters if any sleep (see cpu_event). */
@@ -150,91 +154,70 @@ static void note_bad_row(exec_job *J, int i)
         ;
 }
 
-/* Pull over positions k0..k1-1 of one run (see cpu_exec_layout: entries,
- * column indices, flags and xp are all by position). Everything is hoisted
- * into restrict locals: stores through x would otherwise make the compiler
- * reload the plan's pointers for every row (the profile's top cost). The
- * sum runs in stored order, as in the reference. -1: abort. */
-static int pull_block(exec_job *J, int k0, int k1, int tracked)
+/* Pull over positions k0..k1-1 of one run, with m columns (see
+ * cpu_exec_layout: entries, column indices and flags are by position). Each
+ * row's entries are read once and applied to every column (matrix traffic
+ * and dependency waits amortised over the columns); per column, the same
+ * operations in the same order as the reference: bitwise its result. Where
+ * b and x live (src):
+ *   PULL_DIRECT: the plan's order is the identity (a matrix already in level
+ *     order, as PCG's layout makes it): b is read and x written as they are;
+ *     one column solves straight into the caller's x (xp == x), several
+ *     write x and a row-major position copy (xwork) that predecessors are
+ *     read from (one line per row instead of m).
+ *   PULL_STAGED: b was gathered into xp (by position, row-major, the
+ *     columns of a row side by side; stage_gather) and the solve overwrites
+ *     it in place with x, scattered to the caller's x after (stage_scatter):
+ *     the solve streams, instead of a random read of b and a random write
+ *     of x per row through the level order (measured, lap3d:100 in natural
+ *     order, one column: 1.2-1.5x faster at 1 and 2 threads; gathering by
+ *     position instead was slower than by index, see stage_gather).
+ *   PULL_INLINE: one column, where the order mostly walks rows in index
+ *     order (p->xinline, see cpu_exec_layout): b read and x written through
+ *     order inside the solve, nearly streams already, beside xp.
+ * Everything is hoisted into restrict locals: stores through x would
+ * otherwise make the compiler reload the plan's pointers for every row (the
+ * profile's top cost). m, tracked and src are compile-time constants at
+ * every call: the column loops unroll and the sums stay in registers
+ * (measured: a run-time m kept them on the stack and cost more than the
+ * matrix traffic saved). -1: abort. */
+#define EXEC_MAX_COLS 16
+#define EXEC_GATHER_BLOCK 256
+enum { PULL_DIRECT, PULL_STAGED, PULL_INLINE };
+
+/* The position-ordered x of an m-column pull (see pull_rows). */
+static double *pull_xp(const exec_job *J)
+{
+    if (J->nrhs > 1) return J->p->xwork;
+    return J->p->xorder_identity ? J->x : J->p->dev;
+}
+
+static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, int k1, const int tracked,
+                                                            const int m, const int src)
 {
     const ata_plan *p = J->p;
     const int *restrict Tp = p->T->rowptr, *restrict Tj = p->T->col, *restrict order = p->sched.order;
     const double *restrict Tx = p->T->val, *restrict b = J->b;
-    double *xp = p->dev;    /* not restrict: other workers write it */
-    double *restrict x = J->x;
-    atomic_uint *done = (atomic_uint *)p->done;
-    const uint32_t epoch = J->epoch;
-    const int nonunit = p->opt.diag == ATA_NON_UNIT, lower = p->opt.uplo == ATA_LOWER;
-    int bad = 0;
-    for (int k = k0; k < k1; k++) {
-        int lo = Tp[k], hi = Tp[k + 1];
-        double d = 1;
-        if (nonunit) d = lower ? Tx[--hi] : Tx[lo++];   /* diagonal last / first */
-        const int i = order[k];
-        double s = b[i];
-        if (tracked) {
-            for (int q = lo; q < hi; q++) {
-                const int j = Tj[q];
-                if (atomic_load_explicit(&done[j], memory_order_acquire) != epoch &&
-                    wait_u32(J, &done[j], epoch, i, order[j]))
-                    return -1;
-                s -= Tx[q] * xp[j];
-            }
-            if (((k - k0) & 63) == 63) exec_rows_done(J);
-        } else {
-            for (int q = lo; q < hi; q++) s -= Tx[q] * xp[Tj[q]];
-        }
-        if (nonunit) s /= d;
-        xp[k] = s;
-        x[i] = s;
-        bad |= !(s - s == 0);   /* NaN or Inf */
-        atomic_store_explicit(&done[k], epoch, memory_order_release);
-    }
-    if (bad)
-        for (int k = k0; k < k1; k++)
-            if (!isfinite(xp[k])) note_bad_row(J, order[k]);
-    return 0;
-}
-
-/* Pull with J->nrhs columns: each row's entries are read once and applied
- * to every column (the matrix traffic and the dependency waits amortised
- * over the columns). Per column, the same operations in the same order as
- * pull_block: bitwise the single-column result. b and x are kept by
- * position, row-major (the columns of a row side by side) in the plan's
- * xwork: gathered from B before the solve and scattered to X after
- * (multi_gather / multi_scatter), so the solve itself streams. */
-#define EXEC_MAX_COLS 16
-#define EXEC_GATHER_BLOCK 256
-/* m is a compile-time constant at every call (2, 4, 8, 16): the column
- * loops unroll and the sums stay in registers (measured: a run-time m kept
- * them on the stack and cost more than the matrix traffic saved). */
-static inline __attribute__((always_inline)) int pull_multi_m(exec_job *J, int k0, int k1, int tracked,
-                                                               const int m, const int direct)
-{
-    const ata_plan *p = J->p;
-    const int *restrict Tp = p->T->rowptr, *restrict Tj = p->T->col, *restrict order = p->sched.order;
-    const double *restrict Tx = p->T->val;
-    double *xp = p->xwork;  /* not restrict: other workers write it */
-    const double *restrict bw = p->xwork + (size_t)p->n * m;
-    const double *restrict b = J->b;
-    double *restrict x = J->x;
+    double *xp = pull_xp(J);    /* not restrict: other workers write it */
+    double *restrict x = J->x;  /* not used where it is xp (direct, m = 1) */
     const size_t ldb = (size_t)J->ldb, ldx = (size_t)J->ldx;
     atomic_uint *done = (atomic_uint *)p->done;
     const uint32_t epoch = J->epoch;
     const int nonunit = p->opt.diag == ATA_NON_UNIT, lower = p->opt.uplo == ATA_LOWER;
+    const int publish = J->publish;
     double s[EXEC_MAX_COLS];
     int bad = 0;
     for (int k = k0; k < k1; k++) {
         int lo = Tp[k], hi = Tp[k + 1];
         double d = 1;
-        if (nonunit) d = lower ? Tx[--hi] : Tx[lo++];
-        const int i = order[k];
-        if (direct) for (int c = 0; c < m; c++) s[c] = b[i + c * ldb];
-        else for (int c = 0; c < m; c++) s[c] = bw[(size_t)k * m + c];
+        if (nonunit) d = lower ? Tx[--hi] : Tx[lo++];   /* diagonal last / first */
+        if (src == PULL_DIRECT) for (int c = 0; c < m; c++) s[c] = b[k + c * ldb];
+        else if (src == PULL_STAGED) for (int c = 0; c < m; c++) s[c] = xp[(size_t)k * m + c];
+        else s[0] = b[order[k]];
         for (int q = lo; q < hi; q++) {
             const int j = Tj[q];
             if (tracked && atomic_load_explicit(&done[j], memory_order_acquire) != epoch &&
-                wait_u32(J, &done[j], epoch, i, order[j]))
+                wait_u32(J, &done[j], epoch, order[k], order[j]))
                 return -1;
             const double t = Tx[q], *xj = xp + (size_t)j * m;
             for (int c = 0; c < m; c++) s[c] -= t * xj[c];
@@ -244,11 +227,12 @@ static inline __attribute__((always_inline)) int pull_multi_m(exec_job *J, int k
         double *xk = xp + (size_t)k * m;
         for (int c = 0; c < m; c++) {
             xk[c] = s[c];
-            if (direct) x[i + c * ldx] = s[c];
+            if (src == PULL_DIRECT && m > 1) x[k + c * ldx] = s[c];
+            if (src == PULL_INLINE) x[order[k]] = s[c];
             bad |= !(s[c] - s[c] == 0);   /* NaN or Inf */
         }
-        atomic_store_explicit(&done[k], epoch, memory_order_release);
-        if (tracked && ((k - k0) & 63) == 63) exec_rows_done(J);   /* as pull_block */
+        if (publish) atomic_store_explicit(&done[k], epoch, memory_order_release);
+        if (tracked && ((k - k0) & 63) == 63) exec_rows_done(J);
     }
     if (bad)
         for (int k = k0; k < k1; k++)
@@ -257,35 +241,39 @@ static inline __attribute__((always_inline)) int pull_multi_m(exec_job *J, int k
     return 0;
 }
 
-static int pull_block_multi(exec_job *J, int k0, int k1, int tracked)
+static inline __attribute__((always_inline)) int pull_cols(exec_job *J, int k0, int k1, int tracked, const int m)
 {
-    /* direct: the plan's order is the identity (a matrix already in level
-     * order, as PCG's layout makes it): B and X are streams as they are. */
-    const int direct = J->p->xorder_identity;
-    switch (J->nrhs * 2 + direct) {
-    case 4: return pull_multi_m(J, k0, k1, tracked, 2, 0);
-    case 5: return pull_multi_m(J, k0, k1, tracked, 2, 1);
-    case 8: return pull_multi_m(J, k0, k1, tracked, 4, 0);
-    case 9: return pull_multi_m(J, k0, k1, tracked, 4, 1);
-    case 16: return pull_multi_m(J, k0, k1, tracked, 8, 0);
-    case 17: return pull_multi_m(J, k0, k1, tracked, 8, 1);
-    case 33: return pull_multi_m(J, k0, k1, tracked, 16, 1);
-    default: return pull_multi_m(J, k0, k1, tracked, 16, 0);  /* cpu_exec_sptrsv_multi's blocks only */
+    if (J->p->xorder_identity)
+        return tracked ? pull_rows(J, k0, k1, 1, m, PULL_DIRECT) : pull_rows(J, k0, k1, 0, m, PULL_DIRECT);
+    if (m == 1 && J->p->xinline)
+        return tracked ? pull_rows(J, k0, k1, 1, 1, PULL_INLINE) : pull_rows(J, k0, k1, 0, 1, PULL_INLINE);
+    return tracked ? pull_rows(J, k0, k1, 1, m, PULL_STAGED) : pull_rows(J, k0, k1, 0, m, PULL_STAGED);
+}
+
+static int pull_block(exec_job *J, int k0, int k1, int tracked)
+{
+    switch (J->nrhs) {
+    case 1: return pull_cols(J, k0, k1, tracked, 1);
+    case 2: return pull_cols(J, k0, k1, tracked, 2);
+    case 4: return pull_cols(J, k0, k1, tracked, 4);
+    case 8: return pull_cols(J, k0, k1, tracked, 8);
+    default: return pull_cols(J, k0, k1, tracked, 16);  /* cpu_exec_sptrsv_multi's blocks only */
     }
 }
 
 /* Gather and scatter run in index order (position pos[i] of row i): B is
- * read and X written as streams, and each row of the position-ordered
- * block is a whole cache line or more. Walking positions instead, with m
- * columns, needs m times the cache to reuse a line of B (measured: the
- * staging cost twice the solve at m = 16). Blocks of rows keep the block's
- * lines in cache while its columns go by. */
-static void multi_gather(exec_job *J, int tid, int nt)
+ * read and X written as streams. A line of the position-ordered block holds
+ * neighbours in a level, which in index order come by within a few rows, so
+ * it is filled (emptied) while still in cache. Walking positions instead,
+ * with m columns, needs m times the cache to reuse a line of B (measured:
+ * the staging cost twice the solve at m = 16). Blocks of rows keep the
+ * block's lines in cache while its columns go by. */
+static void stage_gather(exec_job *J, int tid, int nt)
 {
     const ata_plan *p = J->p;
     const int m = J->nrhs, *pos = p->xpos;
     const int lo = (int)((long long)p->n * tid / nt), hi = (int)((long long)p->n * (tid + 1) / nt);
-    double *bw = p->xwork + (size_t)p->n * m;
+    double *bw = pull_xp(J);
     for (int i0 = lo; i0 < hi; i0 += EXEC_GATHER_BLOCK) {
         const int i1 = hi - i0 < EXEC_GATHER_BLOCK ? hi : i0 + EXEC_GATHER_BLOCK;
         for (int c = 0; c < m; c++) {
@@ -295,19 +283,42 @@ static void multi_gather(exec_job *J, int tid, int nt)
     }
 }
 
-static void multi_scatter(exec_job *J, int tid, int nt)
+/* One column's x[i0..i1) from the position block. Where x is too large to
+ * be still in cache for whatever reads it next, with streaming stores (on
+ * x86): written whole lines need not be read first, a read stream saved
+ * (measured: lap3d:100 one column, 2 threads, 10-20% less per solve).
+ * The caller fences. */
+#define EXEC_STREAM_MIN_BYTES (4u << 20)
+static void stage_store(double *restrict x, const double *restrict xw, const int *restrict pos, int i0, int i1,
+                        int m, int c, int stream)
+{
+    int i = i0;
+#ifdef __SSE2__
+    if (stream) {
+        if (i < i1 && ((uintptr_t)(x + i) & 15)) { x[i] = xw[(size_t)pos[i] * m + c]; i++; }
+        for (; i + 1 < i1; i += 2)
+            _mm_stream_pd(x + i, _mm_set_pd(xw[(size_t)pos[i + 1] * m + c], xw[(size_t)pos[i] * m + c]));
+    }
+#else
+    (void)stream;
+#endif
+    for (; i < i1; i++) x[i] = xw[(size_t)pos[i] * m + c];
+}
+
+static void stage_scatter(exec_job *J, int tid, int nt)
 {
     const ata_plan *p = J->p;
     const int m = J->nrhs, *pos = p->xpos;
     const int lo = (int)((long long)p->n * tid / nt), hi = (int)((long long)p->n * (tid + 1) / nt);
-    const double *xw = p->xwork;
+    const double *xw = pull_xp(J);
+    const int stream = m == 1 && (size_t)p->n * sizeof(double) >= EXEC_STREAM_MIN_BYTES;
     for (int i0 = lo; i0 < hi; i0 += EXEC_GATHER_BLOCK) {
         const int i1 = hi - i0 < EXEC_GATHER_BLOCK ? hi : i0 + EXEC_GATHER_BLOCK;
-        for (int c = 0; c < m; c++) {
-            double *x = J->x + (size_t)c * J->ldx;
-            for (int i = i0; i < i1; i++) x[i] = xw[(size_t)pos[i] * m + c];
-        }
+        for (int c = 0; c < m; c++) stage_store(J->x + (size_t)c * J->ldx, xw, pos, i0, i1, m, c, stream);
     }
+#ifdef __SSE2__
+    if (stream) _mm_sfence();   /* streaming stores are weakly ordered: before the pool's join */
+#endif
 }
 
 static int run_push_col(exec_job *J, int k, int j, int tracked)
@@ -363,9 +374,10 @@ static void exec_worker(void *arg, int tid, int nt)
         for (int k = lo; k < hi; k++) xp[k] = J->b[p->sched.order[k]];
         if (cpu_barrier_wait(&J->bar, &sense, &J->ctl)) return;
     }
-    const int multi = J->mode == EXEC_PULL && J->nrhs > 1 && !p->xorder_identity;   /* staged */
-    if (multi) {
-        multi_gather(J, tid, nt);
+    /* Pull on a plan whose order is not the identity: staged (pull_rows). */
+    const int staged = J->mode == EXEC_PULL && !p->xorder_identity && !(J->nrhs == 1 && p->xinline);
+    if (staged) {
+        stage_gather(J, tid, nt);
         if (cpu_barrier_wait(&J->bar, &sense, &J->ctl)) return;
     }
     int r = 0;  /* current run; runs never straddle atasks */
@@ -378,7 +390,7 @@ static void exec_worker(void *arg, int tid, int nt)
             const long long lo = s->run_ptr[r], len = s->run_ptr[r + 1] - lo;
             const int k0 = (int)(lo + len * tid / nt), k1 = (int)(lo + len * (tid + 1) / nt);
             if (J->mode == EXEC_PULL) {
-                if (J->nrhs > 1 ? pull_block_multi(J, k0, k1, tracked) : pull_block(J, k0, k1, tracked)) return;
+                if (pull_block(J, k0, k1, tracked)) return;
                 exec_block_done(J, tid, ++blocks);
                 continue;
             }
@@ -391,7 +403,7 @@ static void exec_worker(void *arg, int tid, int nt)
             exec_block_done(J, tid, ++blocks);
         }
     }
-    if (multi && !cpu_barrier_wait(&J->bar, &sense, &J->ctl)) multi_scatter(J, tid, nt);
+    if (staged && !cpu_barrier_wait(&J->bar, &sense, &J->ctl)) stage_scatter(J, tid, nt);
 }
 
 static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *x, int *work,
@@ -409,6 +421,9 @@ static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *
     J.ldb = ldb;
     J.ldx = ldx;
     J.col0 = col0;
+    /* Only tracked atasks read done flags: a plan without one (levelset)
+     * skips the stores, a write stream of n flags per solve. */
+    J.publish = p->sched.untracked < p->sched.natasks;
     J.epoch = mode == EXEC_PUSH ? 0 : plan_next_epoch(p);
     cpu_barrier_init(&J.bar, J.nt);
     cpu_wait_ctl_init(&J.ctl, ctx->pool, ctx->wait_timeout_s);
@@ -462,25 +477,52 @@ static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, in
 
 /* A solve plan in position space: row k of the stored triangle is row
  * order[k], its column indices are positions too, and the solve keeps x in
- * position order (xp) beside the caller's x. A solve then streams the matrix
+ * position order (xp, p->dev): b is gathered into it before the solve and
+ * x scattered from it after (pull_rows). A solve then streams the matrix
  * front to back and reads predecessors from nearby positions instead of
  * jumping across x level by level (5x on one core for a 3D Laplacian in
  * natural order). Values and their order in each row are unchanged, so pull
  * stays bitwise equal to the reference. done/indeg/pending are positional.
- * ILU0 plans keep row order: rows read each other by index. */
+ * Where the order is the identity (a matrix already in level order)
+ * positions are rows: T is kept as it is and pull solves into the caller's
+ * x (no xp); push still accumulates in xp. ILU0 plans keep row order: rows
+ * read each other by index. The plan's bytes count what is allocated here.
+ * Staging costs about 48 bytes a row (b, positions and xp read or written
+ * twice, x once) and two passes; reading b and writing x through order
+ * costs a line of each at every step of the order that leaves the line (a
+ * jump). Measured: a 3D Laplacian in natural order (a jump every row) and a
+ * circuit matrix (one in ten) solve as fast or faster staged; PCG's upper
+ * solve on its level-ordered matrix (one in a thousand: the order is
+ * almost the identity) took twice as long staged. So: through order below
+ * one jump in EXEC_STAGE_JUMPS rows, staged above. */
+#define EXEC_LINE_ROWS 8
+#define EXEC_STAGE_JUMPS 16
 ata_status cpu_exec_layout(ata_plan *p)
 {
     exec_choose_threads(p);
     if (p->kind != PLAN_SPTRSV) return ATA_OK;
     const ata_csr *T = p->T;
     const int n = p->n, *order = p->sched.order;
+    int identity = 1;
+    for (int k = 0; k < n && identity; k++) identity = order[k] == k;
+    p->xorder_identity = identity;
+    const int need_xp = !identity || p->opt.traversal == ATA_PUSH;
+    double *xp = need_xp ? malloc(((size_t)n + 1) * sizeof *xp) : NULL;
+    if (need_xp && !xp) return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
+    p->dev = xp;
+    p->info.plan_bytes += need_xp ? sizeof(double) * (size_t)n : 0;
+    if (identity) return ATA_OK;
     ata_csr *S = NULL;
     int *pos = malloc(((size_t)n + 1) * sizeof *pos);
-    double *xp = malloc(((size_t)n + 1) * sizeof *xp);
     ata_status st = ata_csr_alloc(T->nrows, T->ncols, T->nnz, &S);
-    if (st == ATA_OK && (!pos || !xp)) st = ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
-    if (st != ATA_OK) { free(pos); free(xp); ata_csr_free(S); return st; }
-    for (int k = 0; k < n; k++) pos[order[k]] = k;
+    if (st == ATA_OK && !pos) st = ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
+    if (st != ATA_OK) { free(pos); ata_csr_free(S); return st; }
+    long long jumps = 0;
+    for (int k = 0; k < n; k++) {
+        pos[order[k]] = k;
+        jumps += k > 0 && (unsigned)(order[k] - order[k - 1]) > EXEC_LINE_ROWS;
+    }
+    p->xinline = jumps < n / EXEC_STAGE_JUMPS;
     S->rowptr[0] = 0;
     for (int k = 0; k < n; k++) {
         int i = order[k], w = S->rowptr[k];
@@ -493,11 +535,13 @@ ata_status cpu_exec_layout(ata_plan *p)
     if (p->indeg) {     /* push: counters by position */
         for (int k = 0; k < n; k++) pos[k] = p->indeg[order[k]];
         memcpy(p->indeg, pos, (size_t)n * sizeof *pos);
+        free(pos);
+    } else {            /* pull: the staging's positions */
+        p->xpos = pos;
+        p->info.plan_bytes += sizeof(int) * (size_t)n;
     }
-    free(pos);
     ata_csr_free(p->T);
     p->T = S;
-    p->dev = xp;
     return ATA_OK;
 }
 
@@ -507,7 +551,7 @@ ata_status cpu_exec_layout(ata_plan *p)
 ata_status cpu_exec_set_values(ata_plan *p, const double *val)
 {
     ata_csr *T = p->T;
-    if (p->kind != PLAN_SPTRSV) {   /* ILU0 plans keep row order */
+    if (p->kind != PLAN_SPTRSV || p->xorder_identity) {   /* rows in their own order */
         if (val != T->val) memcpy(T->val, val, (size_t)T->nnz * sizeof *val);
         return ATA_OK;
     }
@@ -544,16 +588,7 @@ ata_status cpu_exec_sptrsv_multi(ata_plan *p, int nrhs, const double *B, int ldb
             }
             continue;
         }
-        const size_t need = 2 * (size_t)p->n * m + 1;     /* x and b by position */
-        if (!p->xpos) {
-            if (!(p->xpos = malloc(((size_t)p->n + 1) * sizeof *p->xpos)))
-                return ata_fail(ATA_ERR_NOMEM, "sptrsv: out of memory (n = %d)", p->n);
-            p->xorder_identity = 1;
-            for (int k = 0; k < p->n; k++) {
-                p->xpos[p->sched.order[k]] = k;
-                if (p->sched.order[k] != k) p->xorder_identity = 0;
-            }
-        }
+        const size_t need = (size_t)p->n * m + 1;     /* b, then x, by position (pull_rows) */
         if (p->xwork_len < need) {
             double *w = realloc(p->xwork, need * sizeof *w);
             if (!w) return ata_fail(ATA_ERR_NOMEM, "sptrsv: out of memory for %d columns of %d rows", m, p->n);

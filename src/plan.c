@@ -134,9 +134,8 @@ ata_status plan_analyse(ata_context *ctx, ata_csr *T, int kind,
                                     + (p->indeg ? 2 * (size_t)p->n : 0)
                                     + (p->diag ? (size_t)p->n : 0)
                                     + (size_t)p->sched.nruns + 1)
-                     + (size_t)p->sched.natasks                        /* flags */
-                     /* the CPU's position-ordered copy of x (cpu_exec_layout) */
-                     + (ctx->backend == ATA_BACKEND_CPU && kind == PLAN_SPTRSV ? sizeof(double) * (size_t)p->n : 0);
+                     + (size_t)p->sched.natasks;                       /* flags */
+    /* (the backend's plan_upload adds what it keeps: cpu_exec_layout) */
     in->matrix_bytes = sizeof(int) * ((size_t)p->n + 1 + (size_t)T->nnz) + sizeof(double) * (size_t)T->nnz;
     p->nlevels = d.nlevels;
     if (kind == PLAN_ILU0) { p->level_rows = d.level_rows; d.level_rows = NULL; }

@@ -46,8 +46,9 @@ struct ata_plan {
     void *dev;              /* backend's device copy of all the above */
     double *xwork;          /* CPU: position-ordered x of multi-column solves */
     size_t xwork_len;       /* (doubles), grown on demand */
-    int *xpos;              /* CPU: position of each row (multi-column solves) */
-    int xorder_identity;    /* CPU: order[k] == k for every k (set with xpos) */
+    int *xpos;              /* CPU pull: position of each row (staging of b and x) */
+    int xorder_identity;    /* CPU: order[k] == k for every k (no xpos, no copy of T) */
+    int xinline;            /* CPU pull, one column: b and x through order in the solve */
 };
 
 /* Shared analysis for both kinds (called by the public plan constructors). */

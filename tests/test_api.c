@@ -321,30 +321,6 @@ static void test_shift_spd(void **state)
     ata_context_destroy(ctx);
 }
 
-/* A relabelled into its lower triangle's level order (the layout PCG
- * uses): the CPU plans' order is then the identity (the direct path of the
- * multi-column solve). */
-static ata_csr *level_ordered(const ata_csr *A)
-{
-    const int n = A->nrows;
-    int *L = calloc((size_t)n, sizeof *L), *perm = malloc((size_t)n * sizeof *perm), *cnt = calloc((size_t)n + 2, sizeof *cnt);
-    int maxl = 0;
-    for (int i = 0; i < n; i++) {
-        int l = 0;
-        for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
-            if (A->col[q] < i && L[A->col[q]] + 1 > l) l = L[A->col[q]] + 1;
-        L[i] = l;
-        if (l > maxl) maxl = l;
-        cnt[l + 1]++;
-    }
-    for (int l = 0; l <= maxl; l++) cnt[l + 1] += cnt[l];
-    for (int i = 0; i < n; i++) perm[i] = cnt[L[i]]++;
-    ata_csr *P;
-    TU_OK(ata_csr_permute_sym(A, perm, &P));
-    free(L); free(perm); free(cnt);
-    return P;
-}
-
 /* Several right-hand sides: every column bitwise equal to a one-column solve
  * (pull; push within 1e-12), for column counts that use every block size
  * (16 + 4 + 1 = 21), leading dimensions > n, natural and level order. */
@@ -358,7 +334,7 @@ static void test_sptrsv_multi(void **state)
         for (int lev = 0; lev < 2; lev++) {
             ata_csr *A0, *A;
             TU_OK(ata_gen_from_spec(specs[g], &A0));
-            A = lev ? level_ordered(A0) : A0;
+            A = lev ? tu_level_ordered(A0) : A0;
             const int n = A->nrows, ld = n + 3;
             double *B = malloc((size_t)ld * 21 * sizeof *B), *X = malloc((size_t)ld * 21 * sizeof *X),
                    *x1 = malloc((size_t)n * sizeof *x1);

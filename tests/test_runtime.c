@@ -155,6 +155,97 @@ static void test_thread_counts(void **state)
     ata_csr_free(A);
 }
 
+/* The pull solve's three ways to meet b and x (cpu_exec.c, pull_rows):
+ * where the plan's order jumps around in index (lap3d), b is staged into
+ * position order before and x scattered after; where it is almost the
+ * identity (the upper triangle of a level-ordered matrix), b and x are read
+ * and written through the order; where it is the identity (the lower one),
+ * the solve reads b and writes the caller's x straight, with no position
+ * copy of x or of T. Each is taken here (asserted on the plan), with 2
+ * workers (fixed S) and tracked atasks (syncfree), and each solve is
+ * bitwise the serial reference's, for random b, x poisoned before, after
+ * new values, and a NaN in b named at its row. */
+static void test_pull_staging(void **state)
+{
+    (void)state;
+    ata_context *ctx = make_ctx(2, 20);
+    ata_csr *nat, *lev;
+    TU_OK(ata_gen_from_spec("lap3d:12", &nat));
+    lev = tu_level_ordered(nat);
+    const ata_policy pols[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCFREE, ATA_POLICY_CA };
+    const int n = nat->nrows;
+    double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x), *xr = malloc((size_t)n * sizeof *xr);
+    for (int m = 0; m < 2; m++) {
+        ata_csr *A = m ? lev : nat;
+        for (int k = 0; k < 3; k++)
+            for (int v = 0; v < 4; v++) {
+                ata_plan_options po = ata_plan_defaults();
+                po.policy = pols[k];
+                po.uplo = (v & 1) ? ATA_UPPER : ATA_LOWER;
+                po.diag = (v & 2) ? ATA_UNIT : ATA_NON_UNIT;
+                po.S = k == 1 ? 1 : 8;
+                ata_plan *p;
+                TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
+                assert_int_equal(p->info.threads_used, 2);
+                /* lower on the level-ordered matrix: levelset and syncfree keep
+                 * the level order (ca may merge levels and reorder) */
+                const int direct = m == 1 && po.uplo == ATA_LOWER && k < 2;
+                if (direct) assert_true(p->xorder_identity);
+                if (m == 0) assert_false(p->xorder_identity);
+                if (m == 0 && po.uplo == ATA_LOWER) assert_false(p->xinline);         /* staged */
+                if (m == 1 && po.uplo == ATA_UPPER && k == 0) assert_true(p->xinline);  /* through order */
+                if (p->xorder_identity) { assert_null(p->dev); assert_null(p->xpos); }
+                else { assert_non_null(p->dev); assert_non_null(p->xpos); }
+                ata_csr *A2;
+                TU_OK(ata_csr_copy(A, &A2));
+                for (int q = 0; q < A2->nnz; q++) A2->val[q] *= 1.0 + 0.25 * (q % 5);
+                for (int t = 0; t < 3; t++) {
+                    if (t == 2) TU_OK(ata_sptrsv_plan_update_values(p, A2));
+                    tu_random_vec(b, n, 100 + t);
+                    for (int i = 0; i < n; i++) x[i] = NAN;
+                    TU_OK(ata_ref_sptrsv_csr(t == 2 ? A2 : A, po.uplo, po.diag, b, xr));
+                    TU_OK(ata_sptrsv(p, b, x));
+                    if (memcmp(x, xr, (size_t)n * sizeof *x))
+                        fail_msg("%s %s v%d solve %d: not bitwise the reference (rel diff %g)", m ? "level order" : "natural",
+                                 ata_policy_name(pols[k]), v, t, tu_rel_diff(x, xr, n));
+                }
+                b[n / 3] = NAN;     /* the first row in solve order with a non-finite x */
+                assert_int_equal(ata_sptrsv(p, b, x), ATA_ERR_NONFINITE);
+                char want[32];
+                snprintf(want, sizeof want, "row %d:", n / 3);
+                if (!strstr(ata_last_error(), want)) fail_msg("'%s' does not name %s", ata_last_error(), want);
+                ata_csr_free(A2);
+                ata_plan_destroy(p);
+            }
+    }
+    free(b); free(x); free(xr);
+    ata_csr_free(nat); ata_csr_free(lev);
+    /* x over EXEC_STREAM_MIN_BYTES (4 MiB): the scatter's streaming stores,
+     * into x aligned and not (the first element stored alone) */
+    ata_csr *big;
+    TU_OK(ata_gen_from_spec("lap3d:82", &big));
+    const int nb = big->nrows;
+    b = malloc((size_t)nb * sizeof *b); x = malloc(((size_t)nb + 1) * sizeof *x); xr = malloc((size_t)nb * sizeof *xr);
+    tu_random_vec(b, nb, 7);
+    TU_OK(ata_ref_sptrsv_csr(big, ATA_LOWER, ATA_NON_UNIT, b, xr));
+    ata_plan_options po = ata_plan_defaults();
+    po.policy = ATA_POLICY_LEVELSET;
+    ata_plan *p;
+    TU_OK(ata_sptrsv_plan_create(ctx, big, &po, &p));
+    assert_false(p->xorder_identity);
+    assert_false(p->xinline);
+    for (int off = 0; off < 2; off++) {
+        for (int i = 0; i <= nb; i++) x[i] = NAN;
+        TU_OK(ata_sptrsv(p, b, x + off));
+        if (memcmp(x + off, xr, (size_t)nb * sizeof *x)) fail_msg("lap3d:82, x + %d: not bitwise the reference", off);
+        assert_true(isnan(off ? x[0] : x[nb]));     /* nothing stored outside x */
+    }
+    ata_plan_destroy(p);
+    free(b); free(x); free(xr);
+    ata_csr_free(big);
+    ata_context_destroy(ctx);
+}
+
 static void test_api_errors(void **state)
 {
     (void)state;
@@ -192,6 +283,7 @@ int main(void)
         cmocka_unit_test(test_api_errors),
         BS_SUITE_TESTS(&cpu_backend),
         cmocka_unit_test(test_thread_counts),
+        cmocka_unit_test(test_pull_staging),
     };
     return cmocka_run_group_tests_name("runtime (cpu backend)", tests, NULL, NULL);
 }

@@ -92,6 +92,28 @@ void tu_random_vec(double *v, int n, uint64_t seed)
     }
 }
 
+/* See test_util.h. */
+ata_csr *tu_level_ordered(const ata_csr *A)
+{
+    const int n = A->nrows;
+    int *L = calloc((size_t)n, sizeof *L), *perm = malloc((size_t)n * sizeof *perm), *cnt = calloc((size_t)n + 2, sizeof *cnt);
+    int maxl = 0;
+    for (int i = 0; i < n; i++) {
+        int l = 0;
+        for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
+            if (A->col[q] < i && L[A->col[q]] + 1 > l) l = L[A->col[q]] + 1;
+        L[i] = l;
+        if (l > maxl) maxl = l;
+        cnt[l + 1]++;
+    }
+    for (int l = 0; l <= maxl; l++) cnt[l + 1] += cnt[l];
+    for (int i = 0; i < n; i++) perm[i] = cnt[L[i]]++;
+    ata_csr *P;
+    TU_OK(ata_csr_permute_sym(A, perm, &P));
+    free(L); free(perm); free(cnt);
+    return P;
+}
+
 void tu_problem_make(tu_problem *pb, const char *spec, uint64_t seed)
 {
     TU_OK(ata_gen_from_spec(spec, &pb->A));

@@ -49,6 +49,10 @@ typedef struct tu_problem {
 } tu_problem;
 void tu_problem_make(tu_problem *pb, const char *spec, uint64_t seed);
 void tu_problem_free(tu_problem *pb);
+/* A relabelled into its lower triangle's level order (the layout PCG
+ * uses): the CPU plans' order is then the identity (the direct path of the
+ * pull solve, cpu_exec.c). */
+ata_csr *tu_level_ordered(const ata_csr *A);
 /* A context of the CPU backend with `threads` workers (0: the default). */
 ata_context *tu_cpu_context(int threads);
 /* A temporary folder per test program (cmocka group setup/teardown), files
