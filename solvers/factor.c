@@ -97,6 +97,8 @@ static ata_status numeric(factor_core *f, double s)
     if (f->opt.type == ATA_PC_JACOBI) {
         for (int i = 0; i < n; i++) dst->val[i] = aval[f->dpos[i]];
     } else {
+        if (!dst->val && !(dst->val = malloc(((size_t)f->nnz + 1) * sizeof *dst->val)))
+            return ata_fail(ATA_ERR_NOMEM, "factor: out of memory for %d values", f->nnz);
         memcpy(dst->val, aval, (size_t)f->nnz * sizeof *dst->val);
     }
     if (s != 0)
@@ -160,15 +162,27 @@ static void solve_matrices(const factor_core *f, const ata_csr **Lm, const ata_c
 static ata_status propagate_mapped(factor_core *f)
 {
     const ata_csr *F = f->fp->T;
-    if (f->Lp) {
-        ATA_TRY(sptrsv_plan_values_mapped(f->Lp, F->val, f->Lmap, f->pscratch));
-        return sptrsv_plan_values_mapped(f->Up, F->val, f->Umap, f->pscratch);
+    if (f->Lp) {    /* scratch only while values move: not resident between refactors */
+        const int most = f->Lp->info.nnz > f->Up->info.nnz ? f->Lp->info.nnz : f->Up->info.nnz;
+        double *scratch = malloc(((size_t)most + 1) * sizeof *scratch);
+        if (!scratch) return ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
+        ata_status st = sptrsv_plan_values_mapped(f->Lp, F->val, f->Lmap, scratch);
+        if (st == ATA_OK) st = sptrsv_plan_values_mapped(f->Up, F->val, f->Umap, scratch);
+        free(scratch);
+        return st;
     }
     double t0 = clock_now();
     const ata_csr *src = F;
+    /* Once the plans hold the factors, the ILU0 plan's copy is written again
+     * only by the next factorisation (numeric() allocates it then): it is
+     * freed as soon as it has been read, so it is neither resident during
+     * the solves nor part of setup's peak (56 MB at lap3d:100; peak RSS is
+     * one of issue 9's goals). */
     if (f->perm) {
         ATA_TRY(csr_permute_part(F, f->perm, CSR_ALL, f->ctx ? f->ctx->pool : NULL, &f->LUp, &f->map));
         src = f->LUp;
+        free(f->fp->T->val);
+        f->fp->T->val = NULL;
     }
     ata_plan_options lo = f->opt.plan, uo = f->opt.plan;
     lo.uplo = ATA_LOWER;
@@ -182,8 +196,8 @@ static ata_status propagate_mapped(factor_core *f)
         for (int q = 0; q < nl; q++) f->Lmap[q] = f->map[f->Lmap[q]];
         for (int q = 0; q < nu; q++) f->Umap[q] = f->map[f->Umap[q]];
     }
-    if (!(f->pscratch = malloc(((size_t)(nl > nu ? nl : nu) + 1) * sizeof *f->pscratch)))
-        return ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
+    free(f->fp->T->val);
+    f->fp->T->val = NULL;
     f->analysis_s += clock_now() - t0;
     return ATA_OK;
 }
@@ -445,7 +459,6 @@ void factor_core_free(factor_core *f)
     free(f->map);
     free(f->Lmap);
     free(f->Umap);
-    free(f->pscratch);
     free(f);
 }
 

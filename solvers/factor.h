@@ -27,7 +27,6 @@ typedef struct factor_core {
     ata_plan *Lp, *Up;      /* runtime solve plans (Jacobi: Lp only) */
     int *Lmap, *Umap;       /* ILU0 on a runtime: where each plan value sits in
                                the factors (sptrsv_plan_create_mapped) */
-    double *pscratch;       /* plan values on their way in (refactor) */
     double *tmp;            /* backend vector between the two solves */
     int pivot_row;          /* last bad pivot, -1 if none */
     int valid;              /* the last factorisation succeeded */
