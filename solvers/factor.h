@@ -26,7 +26,7 @@ typedef struct factor_core {
     ata_csr *D;             /* Jacobi: diag(A) as a triangle */
     ata_plan *Lp, *Up;      /* runtime solve plans (Jacobi: Lp only) */
     int *Lmap, *Umap;       /* ILU0 on a runtime: where each plan value sits in
-                               the factors (sptrsv_plan_create_mapped) */
+                               the factors; made at the first refactor */
     double *tmp;            /* backend vector between the two solves */
     int pivot_row;          /* last bad pivot, -1 if none */
     int valid;              /* the last factorisation succeeded */
@@ -53,5 +53,8 @@ void factor_core_free(factor_core *f);
  * needs; PCG makes its operator of them without a second permutation.
  * Otherwise *P and *map are NULL. */
 ata_status factor_core_take_relabelled(factor_core *f, ata_csr **P, int **map);
+/* The map of factor_core_take_relabelled made again (P->val[q] came from
+ * position map[q]), for a caller that let the first one go. */
+ata_status factor_core_relabel_map(factor_core *f, int **map);
 
 #endif

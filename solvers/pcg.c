@@ -93,7 +93,9 @@ struct ata_pcg_solver {
     int n, nnz;             /* of the setup matrix */
     ata_csr *A;             /* the operator, in solve order */
     int *total;             /* total[old] = new; NULL: identity */
-    int *amap;              /* A->val[q] = val[amap[q]]; NULL: identity */
+    int *amap;              /* A->val[q] = val[amap[q]]; NULL: identity, or not
+                               made yet (amap_later) */
+    int amap_later;         /* layout: amap is made at the first update_values */
     int *fmap;              /* factor-order values: val[fmap[q]]; NULL: identity */
     double *fval;           /* factor-order values (scratch of an update) */
     factor_core *pc;        /* NULL: no preconditioner */
@@ -240,9 +242,12 @@ static ata_status follow_layout(ata_pcg_solver *s, const ata_csr *F, const int *
     ATA_TRY(factor_core_take_relabelled(s->pc, &P, &map));
     if (P) for (int q = 0; q < P->nnz; q++) P->val[q] = F->val[map[q]];   /* A's values on the factors' pattern */
     else ATA_TRY(csr_permute_part(F, perm, CSR_ALL, s->ctx ? s->ctx->pool : NULL, &P, &map));
-    if (s->fmap) for (int q = 0; q < P->nnz; q++) map[q] = s->fmap[map[q]];
+    /* The map is needed only by update_values: made again there if ever
+     * (not resident meanwhile: 28 MB at lap3d:100). */
+    free(map);
     free(s->amap);
-    s->amap = map;
+    s->amap = NULL;
+    s->amap_later = 1;
     ata_csr_free(s->A);
     s->A = P;
     const int n = s->n;
@@ -373,6 +378,13 @@ ata_status ata_pcg_update_values(ata_pcg_solver *s, const double *val)
         ata_status st = factor_core_update(s->pc, fv);
         s->factor_s = s->pc->factor_s;
         if (st != ATA_OK) return st;
+    }
+    if (s->amap_later) {
+        int *map;
+        ATA_TRY(factor_core_relabel_map(s->pc, &map));
+        if (s->fmap) for (int q = 0; q < s->nnz; q++) map[q] = s->fmap[map[q]];
+        s->amap = map;
+        s->amap_later = 0;
     }
     if (s->amap) for (int q = 0; q < s->nnz; q++) s->A->val[q] = val[s->amap[q]];
     else memcpy(s->A->val, val, (size_t)s->nnz * sizeof *val);

@@ -18,7 +18,8 @@ enum { CSR_ALL = 0, CSR_LOWER, CSR_STRICT_LOWER, CSR_UPPER, CSR_STRICT_UPPER };
  * values in A's order reach the result as val[map[q]]). A must be square
  * with sorted columns; perm is checked to be a permutation. pool: the
  * workers to share the passes with (NULL: the calling thread); the result
- * does not depend on it. */
+ * does not depend on it. A->val NULL: the pattern only (B's values are
+ * left unset). */
 typedef struct cpu_pool cpu_pool;
 ata_status csr_permute_part(const ata_csr *A, const int *perm, int part, cpu_pool *pool,
                             ata_csr **out, int **map_out);

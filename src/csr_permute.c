@@ -129,6 +129,16 @@ static void permute_rows(void *arg, int tid, int nt)
     for (int i = i0; i < i1; i++) {
         const int r = perm ? perm[i] : i, w0 = Bp[r];
         int w = w0;
+        if (!mp) {          /* no map asked for and no sort (perm NULL): values directly */
+            for (int p = Ap[i]; p < Ap[i + 1]; p++) {
+                const int c = Aj[p];
+                if ((unsigned long long)((long long)c - r - J->lo) > J->width) continue;
+                bj[w] = c;
+                if (ax) bx[w] = ax[p];
+                w++;
+            }
+            continue;
+        }
         for (int p = Ap[i]; p < Ap[i + 1]; p++) {
             const int c = perm ? perm[Aj[p]] : Aj[p];
             if ((unsigned long long)((long long)c - r - J->lo) > J->width) continue;
@@ -136,7 +146,8 @@ static void permute_rows(void *arg, int tid, int nt)
             mp[w++] = p;
         }
         if (perm && sort_row(bj + w0, mp + w0, w - w0) != ATA_OK) atomic_store(&J->failed, 1);
-        for (int q = w0; q < w; q++) bx[q] = ax[mp[q]];
+        if (ax)
+            for (int q = w0; q < w; q++) bx[q] = ax[mp[q]];
     }
 }
 
@@ -181,8 +192,8 @@ ata_status csr_permute_part(const ata_csr *A, const int *perm, int part, cpu_poo
         free(B->val);
         B->col = malloc(((size_t)B->nnz + 1) * sizeof *B->col);
         B->val = malloc(((size_t)B->nnz + 1) * sizeof *B->val);
-        map = malloc(((size_t)B->nnz + 1) * sizeof *map);
-        if (!B->col || !B->val || !map) st = ata_fail(ATA_ERR_NOMEM, "permute: out of memory (nnz = %d)", B->nnz);
+        if (perm || map_out) map = malloc(((size_t)B->nnz + 1) * sizeof *map);
+        if (!B->col || !B->val || ((perm || map_out) && !map)) st = ata_fail(ATA_ERR_NOMEM, "permute: out of memory (nnz = %d)", B->nnz);
     }
     if (st == ATA_OK) {
         J.map = map;

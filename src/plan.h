@@ -56,13 +56,17 @@ ata_status plan_analyse(ata_context *ctx, ata_csr *T_owned, int kind,
                         const ata_plan_options *opt, ata_plan **out);
 /* A solve plan on the triangle (opt->uplo, opt->diag) of P F P^T (perm
  * NULL: of F), made without the copies of ata_sptrsv_plan_create, for
- * callers that hold the whole factored matrix (factor.c). *map_out (the
- * caller frees it) says where each of the plan's values sits in F->val, so
+ * callers that hold the whole factored matrix (factor.c). map_out may be
+ * NULL; else *map_out (the caller frees it) says where each of the plan's
+ * values sits in F->val, so
  * new values of F reach the plan by sptrsv_plan_values_mapped without a new
  * extraction. Same plan, same results as ata_sptrsv_plan_create on the
  * extracted triangle. */
 ata_status sptrsv_plan_create_mapped(ata_context *ctx, const ata_csr *F, const int *perm,
                                      const ata_plan_options *opt, ata_plan **out, int **map_out);
+/* The map sptrsv_plan_create_mapped would give for plan p made from
+ * (F, perm), made later (F->val may be NULL: the pattern is enough). */
+ata_status sptrsv_plan_value_map(const ata_plan *p, const ata_csr *F, const int *perm, int **map_out);
 /* New values fval (F's order) into the plan; scratch holds the plan's nnz. */
 ata_status sptrsv_plan_values_mapped(ata_plan *p, const double *fval, const int *map, double *scratch);
 /* Free the plan's host side and the backend's part. */

@@ -60,34 +60,54 @@ ata_status ata_sptrsv_plan_create(ata_context *ctx, const ata_csr *T,
 
 /* The plan's input, made straight from F: the triangle of P F P^T (no
  * diagonal if unit), transposed for push. map[q] = position in F of the
- * input's entry q: computed on source positions stored as values (exact
- * below 2^53), which the transpose moves with the entries. */
-ata_status sptrsv_plan_create_mapped(ata_context *ctx, const ata_csr *F, const int *perm,
-                                     const ata_plan_options *opt, ata_plan **out, int **map_out)
+ * input's entry q (made only if map_out, or for push): computed on source
+ * positions stored as values (exact below 2^53), which the transpose moves
+ * with the entries. */
+static ata_status mapped_input(ata_context *ctx, const ata_csr *F, const int *perm, const ata_plan_options *o,
+                               ata_csr **tri_out, int **map_out)
 {
-    ata_plan_options o = *opt;
-    ATA_TRY(check_plan_options(ctx, &o));
-    const int unit = o.diag == ATA_UNIT;
-    const int part = o.uplo == ATA_LOWER ? (unit ? CSR_STRICT_LOWER : CSR_LOWER) : (unit ? CSR_STRICT_UPPER : CSR_UPPER);
+    const int unit = o->diag == ATA_UNIT;
+    const int part = o->uplo == ATA_LOWER ? (unit ? CSR_STRICT_LOWER : CSR_LOWER) : (unit ? CSR_STRICT_UPPER : CSR_UPPER);
     ata_csr *tri = NULL, *tc = NULL;
     int *map = NULL;
-    ATA_TRY(csr_permute_part(F, perm, part, ctx->pool, &tri, &map));
-    ata_status st = unit ? ATA_OK : ata_csr_check_diag(tri, "sptrsv plan");
-    if (st == ATA_OK && o.traversal == ATA_PUSH) {
+    const int need_map = map_out || o->traversal == ATA_PUSH;
+    ATA_TRY(csr_permute_part(F, perm, part, ctx->pool, &tri, need_map ? &map : NULL));
+    ata_status st = unit || !F->val ? ATA_OK : ata_csr_check_diag(tri, "sptrsv plan");
+    if (st == ATA_OK && o->traversal == ATA_PUSH) {
         for (int q = 0; q < tri->nnz; q++) tri->val[q] = map[q];
         st = ata_csr_transpose(tri, &tc);
         if (st == ATA_OK)
             for (int q = 0; q < tc->nnz; q++) {
                 map[q] = (int)tc->val[q];
-                tc->val[q] = F->val[map[q]];
+                if (F->val) tc->val[q] = F->val[map[q]];
             }
         ata_csr_free(tri);
         tri = tc;
     }
-    if (st == ATA_OK) st = plan_analyse(ctx, tri, PLAN_SPTRSV, &o, out);   /* owns tri */
-    else ata_csr_free(tri);
-    if (st != ATA_OK) { free(map); return st; }
-    *map_out = map;
+    if (st != ATA_OK) { free(map); ata_csr_free(tri); return st; }
+    *tri_out = tri;
+    if (map_out) *map_out = map;
+    else free(map);
+    return ATA_OK;
+}
+
+ata_status sptrsv_plan_create_mapped(ata_context *ctx, const ata_csr *F, const int *perm,
+                                     const ata_plan_options *opt, ata_plan **out, int **map_out)
+{
+    ata_plan_options o = *opt;
+    ATA_TRY(check_plan_options(ctx, &o));
+    ata_csr *tri;
+    ATA_TRY(mapped_input(ctx, F, perm, &o, &tri, map_out));
+    ata_status st = plan_analyse(ctx, tri, PLAN_SPTRSV, &o, out);   /* owns tri */
+    if (st != ATA_OK && map_out) { free(*map_out); *map_out = NULL; }
+    return st;
+}
+
+ata_status sptrsv_plan_value_map(const ata_plan *p, const ata_csr *F, const int *perm, int **map_out)
+{
+    ata_csr *tri;
+    ATA_TRY(mapped_input(p->ctx, F, perm, &p->opt, &tri, map_out));
+    ata_csr_free(tri);
     return ATA_OK;
 }
 
