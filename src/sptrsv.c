@@ -22,61 +22,24 @@ static ata_status check_plan_options(const ata_context *ctx, const ata_plan_opti
     return ATA_OK;
 }
 
-/* Remove stored diagonal entries (unit-diagonal solves ignore them). */
-static void drop_diagonal(ata_csr *T)
-{
-    int w = 0;
-    for (int i = 0; i < T->nrows; i++) {
-        int lo = T->rowptr[i], hi = T->rowptr[i + 1];
-        T->rowptr[i] = w;
-        for (int q = lo; q < hi; q++)
-            if (T->col[q] != i) { T->col[w] = T->col[q]; T->val[w] = T->val[q]; w++; }
-    }
-    T->rowptr[T->nrows] = w;
-    T->nnz = w;
-}
-
-ata_status ata_sptrsv_plan_create(ata_context *ctx, const ata_csr *T,
-                                  const ata_plan_options *opt, ata_plan **out)
-{
-    if (!ctx || !T || !out) return ata_fail(ATA_ERR_ARG, "sptrsv plan: NULL argument");
-    ata_plan_options o = opt ? *opt : ata_plan_defaults();
-    ATA_TRY(check_plan_options(ctx, &o));
-    if (T->nrows != T->ncols) return ata_fail(ATA_ERR_NOT_SQUARE, "sptrsv plan: matrix is %d x %d", T->nrows, T->ncols);
-    ATA_TRY(csr_check_structure(T, "sptrsv plan"));     /* a caller-filled CSR is not trusted */
-    ata_csr *tri = NULL, *tc = NULL;
-    ATA_TRY(o.uplo == ATA_LOWER ? ata_csr_tril(T, &tri) : ata_csr_triu(T, &tri));
-    ata_status st = ATA_OK;
-    if (o.diag == ATA_UNIT) drop_diagonal(tri);
-    else if ((st = ata_csr_check_diag(tri, "sptrsv plan")) != ATA_OK) { ata_csr_free(tri); return st; }
-    if (o.traversal == ATA_PUSH) {
-        st = ata_csr_transpose(tri, &tc);
-        ata_csr_free(tri);
-        if (st != ATA_OK) return st;
-        tri = tc;
-    }
-    return plan_analyse(ctx, tri, PLAN_SPTRSV, &o, out);
-}
-
-/* The plan's input, made straight from F: the triangle of P F P^T (no
- * diagonal if unit), transposed for push. map[q] = position in F of the
- * input's entry q (made only if map_out, or for push): computed on source
- * positions stored as values (exact below 2^53), which the transpose moves
- * with the entries. */
-static ata_status mapped_input(ata_context *ctx, const ata_csr *F, const int *perm, const ata_plan_options *o,
-                               ata_csr **tri_out, int **map_out)
+/* A solve plan's input (plan.h), the one way every constructor makes it:
+ * the triangle of P F P^T (perm NULL: of F; no diagonal if unit, else each
+ * diagonal checked), transposed for push. If map_out, map[q] = position in
+ * F of the input's entry q: through a push transpose it is carried as the
+ * entries' values (exact below 2^53). */
+static ata_status plan_input(ata_context *ctx, const ata_csr *F, const int *perm, const ata_plan_options *o,
+                             const char *what, ata_csr **tri_out, int **map_out)
 {
     const int unit = o->diag == ATA_UNIT;
     const int part = o->uplo == ATA_LOWER ? (unit ? CSR_STRICT_LOWER : CSR_LOWER) : (unit ? CSR_STRICT_UPPER : CSR_UPPER);
     ata_csr *tri = NULL, *tc = NULL;
     int *map = NULL;
-    const int need_map = map_out || o->traversal == ATA_PUSH;
-    ATA_TRY(csr_permute_part(F, perm, part, ctx->pool, &tri, need_map ? &map : NULL));
-    ata_status st = unit || !F->val ? ATA_OK : ata_csr_check_diag(tri, "sptrsv plan");
+    ATA_TRY(csr_permute_part(F, perm, part, ctx->pool, &tri, map_out ? &map : NULL));
+    ata_status st = unit || !F->val ? ATA_OK : ata_csr_check_diag(tri, what);
     if (st == ATA_OK && o->traversal == ATA_PUSH) {
-        for (int q = 0; q < tri->nnz; q++) tri->val[q] = map[q];
+        if (map) for (int q = 0; q < tri->nnz; q++) tri->val[q] = map[q];
         st = ata_csr_transpose(tri, &tc);
-        if (st == ATA_OK)
+        if (st == ATA_OK && map)
             for (int q = 0; q < tc->nnz; q++) {
                 map[q] = (int)tc->val[q];
                 if (F->val) tc->val[q] = F->val[map[q]];
@@ -91,13 +54,26 @@ static ata_status mapped_input(ata_context *ctx, const ata_csr *F, const int *pe
     return ATA_OK;
 }
 
+ata_status ata_sptrsv_plan_create(ata_context *ctx, const ata_csr *T,
+                                  const ata_plan_options *opt, ata_plan **out)
+{
+    if (!ctx || !T || !out) return ata_fail(ATA_ERR_ARG, "sptrsv plan: NULL argument");
+    ata_plan_options o = opt ? *opt : ata_plan_defaults();
+    ATA_TRY(check_plan_options(ctx, &o));
+    if (T->nrows != T->ncols) return ata_fail(ATA_ERR_NOT_SQUARE, "sptrsv plan: matrix is %d x %d", T->nrows, T->ncols);
+    ATA_TRY(csr_check_structure(T, "sptrsv plan"));     /* a caller-filled CSR is not trusted */
+    ata_csr *tri;
+    ATA_TRY(plan_input(ctx, T, NULL, &o, "sptrsv plan", &tri, NULL));
+    return plan_analyse(ctx, tri, PLAN_SPTRSV, &o, out);
+}
+
 ata_status sptrsv_plan_create_mapped(ata_context *ctx, const ata_csr *F, const int *perm,
                                      const ata_plan_options *opt, ata_plan **out, int **map_out)
 {
     ata_plan_options o = *opt;
     ATA_TRY(check_plan_options(ctx, &o));
     ata_csr *tri;
-    ATA_TRY(mapped_input(ctx, F, perm, &o, &tri, map_out));
+    ATA_TRY(plan_input(ctx, F, perm, &o, "sptrsv plan", &tri, map_out));
     ata_status st = plan_analyse(ctx, tri, PLAN_SPTRSV, &o, out);   /* owns tri */
     if (st != ATA_OK && map_out) { free(*map_out); *map_out = NULL; }
     return st;
@@ -106,7 +82,7 @@ ata_status sptrsv_plan_create_mapped(ata_context *ctx, const ata_csr *F, const i
 ata_status sptrsv_plan_value_map(const ata_plan *p, const ata_csr *F, const int *perm, int **map_out)
 {
     ata_csr *tri;
-    ATA_TRY(mapped_input(p->ctx, F, perm, &p->opt, &tri, map_out));
+    ATA_TRY(plan_input(p->ctx, F, perm, &p->opt, "sptrsv plan", &tri, map_out));
     ata_csr_free(tri);
     return ATA_OK;
 }
@@ -186,19 +162,12 @@ ata_status ata_sptrsv_plan_update_values(ata_plan *p, const ata_csr *T)
         return ata_fail(ATA_ERR_ARG, "sptrsv plan update: matrix is %d x %d, the plan's is %d x %d",
                         T->nrows, T->ncols, p->n, p->n);
     /* The plan's triangle, made as ata_sptrsv_plan_create makes it. */
-    ata_csr *tri = NULL, *tc = NULL;
-    ATA_TRY(p->opt.uplo == ATA_LOWER ? ata_csr_tril(T, &tri) : ata_csr_triu(T, &tri));
+    ata_csr *tri;
+    ATA_TRY(plan_input(p->ctx, T, NULL, &p->opt, "sptrsv plan update", &tri, NULL));
     ata_status st = ATA_OK;
-    if (p->opt.diag == ATA_UNIT) drop_diagonal(tri);
-    else st = ata_csr_check_diag(tri, "sptrsv plan update");
-    if (st == ATA_OK && tri->nnz != p->T->nnz)
+    if (tri->nnz != p->T->nnz)
         st = ata_fail(ATA_ERR_ARG, "sptrsv plan update: the triangle has %d entries, the plan's %d: "
                       "not the pattern the plan was made for", tri->nnz, p->T->nnz);
-    if (st == ATA_OK && p->opt.traversal == ATA_PUSH) {
-        st = ata_csr_transpose(tri, &tc);
-        ata_csr_free(tri);
-        tri = tc;
-    }
     if (st == ATA_OK) st = p->ctx->ops->plan_values(p, tri->val);
     ata_csr_free(tri);
     return st;
