@@ -152,12 +152,30 @@ static void solve_matrices(const factor_core *f, const ata_csr **Lm, const ata_c
     *Lm = *Um = F;
 }
 
-/* After a good factorisation: relabel, IC0, and the solve plans (made on the
- * first call, given new values after). */
+/* The relabelled pattern of the factors as setup made it (P, val NULL)
+ * and map: P's entry q is the factors' entry map[q]. From the ILU0 plan's
+ * pattern alone, for the maps made after setup. */
+static ata_status relabelled_pattern(factor_core *f, ata_csr **P, int **map)
+{
+    ata_csr view = *f->fp->T;
+    view.val = NULL;
+    ATA_TRY(csr_permute_part(&view, f->perm, CSR_ALL, f->ctx ? f->ctx->pool : NULL, P, map));
+    free((*P)->val);        /* never written: the pattern only, as val NULL says */
+    (*P)->val = NULL;
+    return ATA_OK;
+}
+
+ata_status factor_core_relabel_map(factor_core *f, int **map)
+{
+    ata_csr *P;
+    ATA_TRY(relabelled_pattern(f, &P, map));
+    ata_csr_free(P);
+    return ATA_OK;
+}
+
 /* Where each L and U plan value sits in the factors (Lmap, Umap): made at
  * the first refactor, not at setup, so a solver that is set up once and
- * never given new values keeps no maps (28 MB at lap3d:100). From the
- * ILU0 plan's pattern alone, relabelled as at setup. */
+ * never given new values keeps no maps (28 MB at lap3d:100). */
 static ata_status value_maps(factor_core *f)
 {
     ata_csr view = *f->fp->T, *P = NULL;
@@ -165,9 +183,7 @@ static ata_status value_maps(factor_core *f)
     const ata_csr *src = &view;
     int *pm = NULL;
     if (f->perm) {
-        ATA_TRY(csr_permute_part(&view, f->perm, CSR_ALL, f->ctx ? f->ctx->pool : NULL, &P, &pm));
-        free(P->val);
-        P->val = NULL;
+        ATA_TRY(relabelled_pattern(f, &P, &pm));
         src = P;
     }
     ata_status st = sptrsv_plan_value_map(f->Lp, src, NULL, &f->Lmap);
@@ -179,15 +195,6 @@ static ata_status value_maps(factor_core *f)
     ata_csr_free(P);
     free(pm);
     return st;
-}
-
-ata_status factor_core_relabel_map(factor_core *f, int **map)
-{
-    ata_csr view = *f->fp->T, *P = NULL;
-    view.val = NULL;
-    ATA_TRY(csr_permute_part(&view, f->perm, CSR_ALL, f->ctx ? f->ctx->pool : NULL, &P, map));
-    ata_csr_free(P);
-    return ATA_OK;
 }
 
 /* ILU0 on a runtime: the L and U plans straight from the factors. With a
@@ -246,6 +253,8 @@ ata_status factor_core_take_relabelled(factor_core *f, ata_csr **P, int **map)
     return ATA_OK;
 }
 
+/* After a good factorisation: relabel, IC0, and the solve plans (made on the
+ * first call, given new values after). */
 static ata_status propagate(factor_core *f)
 {
     if (f->ctx && f->opt.type == ATA_PC_ILU0) return propagate_mapped(f);
