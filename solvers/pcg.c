@@ -93,9 +93,8 @@ struct ata_pcg_solver {
     int n, nnz;             /* of the setup matrix */
     ata_csr *A;             /* the operator, in solve order */
     int *total;             /* total[old] = new; NULL: identity */
-    int *amap;              /* A->val[q] = val[amap[q]]; NULL: identity, or not
-                               made yet (amap_later) */
-    int amap_later;         /* layout: amap is made at the first update_values */
+    int *amap;              /* layout: A->val[q] = val[amap[q]], made at the first
+                               update_values; NULL otherwise (A is in factor order) */
     int *fmap;              /* factor-order values: val[fmap[q]]; NULL: identity */
     double *fval;           /* factor-order values (scratch of an update) */
     factor_core *pc;        /* NULL: no preconditioner */
@@ -241,13 +240,10 @@ static ata_status follow_layout(ata_pcg_solver *s, const ata_csr *F, const int *
     int *map;
     ATA_TRY(factor_core_take_relabelled(s->pc, &P, &map));
     if (P) for (int q = 0; q < P->nnz; q++) P->val[q] = F->val[map[q]];   /* A's values on the factors' pattern */
-    else ATA_TRY(csr_permute_part(F, perm, CSR_ALL, s->ctx ? s->ctx->pool : NULL, &P, &map));
+    else ATA_TRY(csr_permute_part(F, perm, CSR_ALL, s->ctx ? s->ctx->pool : NULL, &P, NULL));
     /* The map is needed only by update_values: made again there if ever
      * (not resident meanwhile: 28 MB at lap3d:100). */
     free(map);
-    free(s->amap);
-    s->amap = NULL;
-    s->amap_later = 1;
     ata_csr_free(s->A);
     s->A = P;
     const int n = s->n;
@@ -312,12 +308,7 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
         CHECK_R(follow_layout(s, F, s->pc->perm));
         ata_csr_free(R);
     } else if (R) {
-        s->A = R;
-        if (!(s->amap = malloc(((size_t)s->nnz + 1) * sizeof *s->amap))) {
-            st = ata_fail(ATA_ERR_NOMEM, "pcg: out of memory");
-            goto fail;
-        }
-        memcpy(s->amap, s->fmap, (size_t)s->nnz * sizeof *s->amap);
+        s->A = R;       /* in factor order: its values come through fmap */
     } else {
         CHECK(ata_csr_copy(A_in, &s->A));
     }
@@ -379,14 +370,14 @@ ata_status ata_pcg_update_values(ata_pcg_solver *s, const double *val)
         s->factor_s = s->pc->factor_s;
         if (st != ATA_OK) return st;
     }
-    if (s->amap_later) {
+    if (s->pc && s->pc->perm && !s->amap) {     /* the layout's map, first needed now */
         int *map;
         ATA_TRY(factor_core_relabel_map(s->pc, &map));
         if (s->fmap) for (int q = 0; q < s->nnz; q++) map[q] = s->fmap[map[q]];
         s->amap = map;
-        s->amap_later = 0;
     }
-    if (s->amap) for (int q = 0; q < s->nnz; q++) s->A->val[q] = val[s->amap[q]];
+    const int *amap = s->amap ? s->amap : s->fmap;
+    if (amap) for (int q = 0; q < s->nnz; q++) s->A->val[q] = val[amap[q]];
     else memcpy(s->A->val, val, (size_t)s->nnz * sizeof *val);
     ATA_TRY(krylov_refresh(&s->ops));
     s->valid = 1;
