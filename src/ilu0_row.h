@@ -26,24 +26,17 @@ static inline int ilu0_bisect(const int *Aj, int *from, int hi, int j)
 
 /* work: n ints, all -1 on entry and on return. diag[k]: position of a_kk.
  * Returns 0, or 1 if the new pivot u_ii is zero or not finite.
- * Row k's update touches only row i's columns after k. A short row i (the
- * common case) merges its rest with row k's upper part, both sorted: no
- * scattered work[] lookups, which cost a cache miss each when rows are
- * visited in level order (ILU0 of lap3d:160 spent most of its time there).
- * A long row i scans row k's upper part against work[]. Either way, when
- * row k's upper part is much longer than the rest of row i, each of row
- * i's columns is looked up in row k by bisection, so one dense early row
- * costs O(log n) per later row, not O(n). Every way applies
- * a_ij -= l_ik * u_kj once per matching j, in the same k order, so the
- * result is bitwise the same. */
-#define ILU0_SHORT_ROW 32
+ * Row k's update touches only row i's columns after k: scan row k's upper
+ * part against work[] when it is not much longer than that rest of row i,
+ * else look each of row i's columns up in row k by bisection, so one dense
+ * early row costs O(log n) per later row, not O(n). Both ways apply
+ * a_ij -= l_ik * u_kj once per matching j, so the result is bitwise the
+ * same. */
 static inline int ilu0_row(const int *Ap, const int *Aj, double *Ax,
                            const int *diag, int *work, int i)
 {
     const int lo = Ap[i], hi = Ap[i + 1], di = diag[i];
-    const int merge = hi - lo <= ILU0_SHORT_ROW;
-    if (!merge)
-        for (int p = lo; p < hi; p++) work[Aj[p]] = p;
+    for (int p = lo; p < hi; p++) work[Aj[p]] = p;
     for (int p = lo; p < di; p++) {
         const int k = Aj[p], kq = diag[k] + 1, khi = Ap[k + 1];
         const double lik = Ax[p] / Ax[diag[k]];
@@ -56,22 +49,12 @@ static inline int ilu0_row(const int *Ap, const int *Aj, double *Ax,
             }
             continue;
         }
-        if (merge) {
-            for (int w = p + 1, q = kq; w < hi && q < khi;) {
-                const int a = Aj[w], b = Aj[q];
-                if (a == b) Ax[w++] -= lik * Ax[q++];
-                else if (a < b) w++;
-                else q++;
-            }
-            continue;
-        }
         for (int q = kq; q < khi; q++) {
             const int w = work[Aj[q]];
             if (w >= 0) Ax[w] -= lik * Ax[q];
         }
     }
-    if (!merge)
-        for (int p = lo; p < hi; p++) work[Aj[p]] = -1;
+    for (int p = lo; p < hi; p++) work[Aj[p]] = -1;
     const double u = Ax[di];
     return !(u != 0 && u - u == 0);
 }
