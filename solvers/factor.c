@@ -28,29 +28,6 @@ ata_factor_options ata_factor_defaults(void)
     return o;
 }
 
-/* perm[old] = new: L's level sets in order (see pcg.c for why); from the
- * ILU0 plan's analysis when there is one (the same DAG), else built. */
-static ata_status level_perm(const ata_csr *A, ata_plan *fp, int **perm_out)
-{
-    if (fp && fp->level_rows) {
-        int *perm = malloc(((size_t)A->nrows + 1) * sizeof *perm);
-        if (!perm) return ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
-        for (int k = 0; k < A->nrows; k++) perm[fp->level_rows[k]] = k;
-        free(fp->level_rows);
-        fp->level_rows = NULL;
-        *perm_out = perm;
-        return ATA_OK;
-    }
-    dag d;
-    ATA_TRY(dag_build(A->nrows, A->rowptr, A->col, 1, ATA_LOWER, &d));
-    int *perm = malloc(((size_t)A->nrows + 1) * sizeof *perm);
-    if (!perm) { dag_free(&d); return ata_fail(ATA_ERR_NOMEM, "factor: out of memory"); }
-    for (int k = 0; k < A->nrows; k++) perm[d.level_rows[k]] = k;
-    dag_free(&d);
-    *perm_out = perm;
-    return ATA_OK;
-}
-
 static const char *type_name(const factor_core *f)
 {
     return f->opt.type == ATA_PC_JACOBI ? "Jacobi" : f->opt.type == ATA_PC_IC0 ? "IC0" : "ILU0";
@@ -148,29 +125,8 @@ static void solve_matrices(const factor_core *f, const ata_csr **Lm, const ata_c
 {
     if (f->opt.type == ATA_PC_JACOBI) { *Lm = f->D; *Um = NULL; return; }
     if (f->C) { *Lm = f->C; *Um = f->Ct; return; }
-    const ata_csr *F = f->LUp ? f->LUp : f->ctx ? f->fp->T : f->LU;
+    const ata_csr *F = f->ctx ? f->fp->T : f->LU;
     *Lm = *Um = F;
-}
-
-/* The relabelled pattern of the factors as setup made it (P, val NULL)
- * and map: P's entry q is the factors' entry map[q]. From the ILU0 plan's
- * pattern alone, for the maps made after setup. */
-static ata_status relabelled_pattern(factor_core *f, ata_csr **P, int **map)
-{
-    ata_csr view = *f->fp->T;
-    view.val = NULL;
-    ATA_TRY(csr_permute_part(&view, f->perm, CSR_ALL, f->ctx ? f->ctx->pool : NULL, P, map));
-    free((*P)->val);        /* never written: the pattern only, as val NULL says */
-    (*P)->val = NULL;
-    return ATA_OK;
-}
-
-ata_status factor_core_relabel_map(factor_core *f, int **map)
-{
-    ata_csr *P;
-    ATA_TRY(relabelled_pattern(f, &P, map));
-    ata_csr_free(P);
-    return ATA_OK;
 }
 
 /* Where each L and U plan value sits in the factors (Lmap, Umap): made at
@@ -178,30 +134,15 @@ ata_status factor_core_relabel_map(factor_core *f, int **map)
  * never given new values keeps no maps (28 MB at lap3d:100). */
 static ata_status value_maps(factor_core *f)
 {
-    ata_csr view = *f->fp->T, *P = NULL;
+    ata_csr view = *f->fp->T;
     view.val = NULL;
-    const ata_csr *src = &view;
-    int *pm = NULL;
-    if (f->perm) {
-        ATA_TRY(relabelled_pattern(f, &P, &pm));
-        src = P;
-    }
-    ata_status st = sptrsv_plan_value_map(f->Lp, src, NULL, &f->Lmap);
-    if (st == ATA_OK) st = sptrsv_plan_value_map(f->Up, src, NULL, &f->Umap);
-    if (st == ATA_OK && pm) {
-        for (int q = 0; q < f->Lp->info.nnz; q++) f->Lmap[q] = pm[f->Lmap[q]];
-        for (int q = 0; q < f->Up->info.nnz; q++) f->Umap[q] = pm[f->Umap[q]];
-    }
-    ata_csr_free(P);
-    free(pm);
-    return st;
+    ATA_TRY(sptrsv_plan_value_map(f->Lp, &view, NULL, &f->Lmap));
+    return sptrsv_plan_value_map(f->Up, &view, NULL, &f->Umap);
 }
 
-/* ILU0 on a runtime: the L and U plans straight from the factors. With a
- * relabelling, the factors are relabelled once (LUp, map; PCG takes LUp's
- * pattern for its A afterwards, see factor_core_take_relabelled) and the
- * triangles split off it in one streaming pass each. A refactor moves the
- * values through maps (value_maps): no extraction again. */
+/* ILU0 on a runtime: the L and U plans split straight off the factors, one
+ * streaming pass each. A refactor moves the values through maps
+ * (value_maps): no extraction again. */
 static ata_status propagate_mapped(factor_core *f)
 {
     const ata_csr *F = f->fp->T;
@@ -216,63 +157,32 @@ static ata_status propagate_mapped(factor_core *f)
         return st;
     }
     double t0 = clock_now();
-    const ata_csr *src = F;
-    /* Once the plans hold the factors, the ILU0 plan's copy is written again
-     * only by the next factorisation (numeric() allocates it then): it is
-     * freed as soon as it has been read, so it is neither resident during
-     * the solves nor part of setup's peak (56 MB at lap3d:100; peak RSS is
-     * one of issue 9's goals). */
-    if (f->perm) {
-        ATA_TRY(csr_permute_part(F, f->perm, CSR_ALL, f->ctx ? f->ctx->pool : NULL, &f->LUp, &f->map));
-        src = f->LUp;
-        free(f->fp->T->val);
-        f->fp->T->val = NULL;
-    }
     ata_plan_options lo = f->opt.plan, uo = f->opt.plan;
     lo.uplo = ATA_LOWER;
     lo.diag = ATA_UNIT;
     uo.uplo = ATA_UPPER;
     uo.diag = ATA_NON_UNIT;
-    ATA_TRY(sptrsv_plan_create_mapped(f->ctx, src, NULL, &lo, &f->Lp, NULL));
-    ATA_TRY(sptrsv_plan_create_mapped(f->ctx, src, NULL, &uo, &f->Up, NULL));
+    ATA_TRY(sptrsv_plan_create_mapped(f->ctx, F, NULL, &lo, &f->Lp, NULL));
+    ATA_TRY(sptrsv_plan_create_mapped(f->ctx, F, NULL, &uo, &f->Up, NULL));
+    /* Once the plans hold the factors, the ILU0 plan's copy is written again
+     * only by the next factorisation (numeric() allocates it then): freed
+     * now, it is not resident during the solves (56 MB at lap3d:100). */
     free(f->fp->T->val);
     f->fp->T->val = NULL;
     f->analysis_s += clock_now() - t0;
     return ATA_OK;
 }
 
-ata_status factor_core_take_relabelled(factor_core *f, ata_csr **P, int **map)
-{
-    *P = NULL;
-    *map = NULL;
-    if (!f->ctx || f->opt.type != ATA_PC_ILU0 || !f->LUp) return ATA_OK;   /* IC0 refreshes its LUp */
-    *P = f->LUp;
-    *map = f->map;
-    f->LUp = NULL;
-    f->map = NULL;
-    return ATA_OK;
-}
-
-/* After a good factorisation: relabel, IC0, and the solve plans (made on the
- * first call, given new values after). */
+/* After a good factorisation: IC0, and the solve plans (made on the first
+ * call, given new values after). */
 static ata_status propagate(factor_core *f)
 {
     if (f->ctx && f->opt.type == ATA_PC_ILU0) return propagate_mapped(f);
-    if (f->opt.type != ATA_PC_JACOBI) {
-        const ata_csr *F = f->ctx ? f->fp->T : f->LU;
-        if (f->perm) {
-            if (!f->LUp) {
-                ATA_TRY(csr_permute_part(F, f->perm, CSR_ALL, f->ctx ? f->ctx->pool : NULL, &f->LUp, &f->map));
-            } else {
-                for (int q = 0; q < f->LUp->nnz; q++) f->LUp->val[q] = F->val[f->map[q]];
-            }
-        }
-        if (f->opt.type == ATA_PC_IC0) {
-            ata_csr_free(f->C);
-            ata_csr_free(f->Ct);
-            f->C = f->Ct = NULL;
-            ATA_TRY(ic0_from_ilu0(f->LUp ? f->LUp : F, &f->C, &f->Ct));
-        }
+    if (f->opt.type == ATA_PC_IC0) {
+        ata_csr_free(f->C);
+        ata_csr_free(f->Ct);
+        f->C = f->Ct = NULL;
+        ATA_TRY(ic0_from_ilu0(f->ctx ? f->fp->T : f->LU, &f->C, &f->Ct));
     }
     if (!f->ctx) return ATA_OK;
     const ata_csr *Lm, *Um;
@@ -374,7 +284,7 @@ static ata_status check_options(const ata_factor_options *o)
 }
 
 ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_factor_options *opt,
-                             int require_positive, int level_order, factor_core **out)
+                             int require_positive, factor_core **out)
 {
     *out = NULL;
     if (!A) return ata_fail(ATA_ERR_ARG, "factor: NULL matrix");
@@ -417,7 +327,6 @@ ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_facto
         CHECK(ata_csr_copy(A, &T));
         CHECK(plan_analyse(ctx, T, PLAN_ILU0, &po, &f->fp));   /* owns T */
     }
-    if (level_order && opt->type != ATA_PC_JACOBI) CHECK(level_perm(A, f->fp, &f->perm));
     if (ctx) CHECK(ctx->ops->vec_alloc(ctx, (size_t)n, &f->tmp));
     else if (!(f->tmp = calloc((size_t)n + 1, sizeof *f->tmp))) {
         st = ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
@@ -491,13 +400,10 @@ void factor_core_free(factor_core *f)
     ata_plan_destroy(f->Up);
     plan_free(f->fp);
     ata_csr_free(f->LU);
-    ata_csr_free(f->LUp);
     ata_csr_free(f->C);
     ata_csr_free(f->Ct);
     ata_csr_free(f->D);
     free(f->dpos);
-    free(f->perm);
-    free(f->map);
     free(f->Lmap);
     free(f->Umap);
     free(f);
@@ -519,7 +425,7 @@ ata_status ata_factor_setup(ata_context *ctx, const ata_csr *A, const ata_factor
     ata_factor_options opt = opt_in ? *opt_in : ata_factor_defaults();
     ata_factor *F = calloc(1, sizeof *F);
     if (!F) return ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
-    ata_status st = factor_core_setup(ctx, A, &opt, 0, 0, &F->core);
+    ata_status st = factor_core_setup(ctx, A, &opt, 0, &F->core);
     if (!F->core) { free(F); return st; }
     F->nnz = A->nnz;
     if (ctx && ctx->backend != ATA_BACKEND_CPU) {

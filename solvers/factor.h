@@ -19,9 +19,6 @@ typedef struct factor_core {
     int *dpos;              /* position of each row's diagonal in A */
     ata_plan *fp;           /* runtime ILU0 plan; its T holds the factors */
     ata_csr *LU;            /* reference: the factors */
-    int *perm;              /* optional relabelling of the factors, perm[old] = new */
-    int *map;               /* LUp->val[q] = factors->val[map[q]] */
-    ata_csr *LUp;           /* the relabelled factors */
     ata_csr *C, *Ct;        /* IC0: C = L D^{1/2} and C^T */
     ata_csr *D;             /* Jacobi: diag(A) as a triangle */
     ata_plan *Lp, *Up;      /* runtime solve plans (Jacobi: Lp only) */
@@ -35,26 +32,14 @@ typedef struct factor_core {
     double analysis_s, factor_s;
 } factor_core;
 
-/* Analysis and first factorisation of A (copied). level_order: relabel the
- * factors into L's level order before making the solve plans (PCG's
- * layout, see pcg.c); the permutation is left in f->perm. On a pivot
- * failure *out is still set (f->valid 0) with the status returned. */
+/* Analysis and first factorisation of A (copied). On a pivot failure *out
+ * is still set (f->valid 0) with the status returned. */
 ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_factor_options *opt,
-                             int require_positive, int level_order, factor_core **out);
+                             int require_positive, factor_core **out);
 /* New values in A's CSR order; refactor with the same shift strategy. */
 ata_status factor_core_update(factor_core *f, const double *val);
 /* z = M^{-1} r on backend vectors (host on CPU / reference); t_L, t_U (may
  * be NULL) accumulate the time of the two solves. */
 ata_status factor_core_apply(factor_core *f, const double *r, double *z, double *t_L, double *t_U);
 void factor_core_free(factor_core *f);
-/* ILU0 on a runtime with a relabelling: hands over the relabelled factors
- * P (P A P^T's pattern, the factor values) and map (P->val[q] came from
- * position map[q] of the factored matrix), which the factor no longer
- * needs; PCG makes its operator of them without a second permutation.
- * Otherwise *P and *map are NULL. */
-ata_status factor_core_take_relabelled(factor_core *f, ata_csr **P, int **map);
-/* The map of factor_core_take_relabelled made again (P->val[q] came from
- * position map[q]), for a caller that let the first one go. */
-ata_status factor_core_relabel_map(factor_core *f, int **map);
-
 #endif

@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "context.h"
 #include "csr.h"
+#include "dag.h"
 #include "error.h"
 #include "factor.h"
 #include "krylov_ops.h"
@@ -91,12 +92,10 @@ struct ata_pcg_solver {
     ata_context *ctx;
     ata_pcg_options opt;
     int n, nnz;             /* of the setup matrix */
-    ata_csr *A;             /* the operator, in solve order */
+    ata_csr *A;             /* the operator, in solve order; the factors' input */
     int *total;             /* total[old] = new; NULL: identity */
-    int *amap;              /* layout: A->val[q] = val[amap[q]], made at the first
-                               update_values; NULL otherwise (A is in factor order) */
-    int *fmap;              /* factor-order values: val[fmap[q]]; NULL: identity */
-    double *fval;           /* factor-order values (scratch of an update) */
+    int *amap;              /* A->val[q] = val[amap[q]] for the caller's values:
+                               made at the first update_values; NULL: identity */
     factor_core *pc;        /* NULL: no preconditioner */
     krylov_ops ops;
     double *v[6];           /* b, x, r, z, p, q: backend vectors */
@@ -205,7 +204,7 @@ static ata_status check_matrix(const ata_csr *A)
     if (!A) return ata_fail(ATA_ERR_ARG, "pcg: NULL argument");
     if (A->nrows != A->ncols) return ata_fail(ATA_ERR_NOT_SQUARE, "pcg: matrix is %d x %d", A->nrows, A->ncols);
     if (A->nrows == 0) return ata_fail(ATA_ERR_EMPTY, "pcg: empty matrix");
-    return ATA_OK;
+    return csr_check_structure(A, "pcg");   /* sorted rows: the relabelling's maps rely on them */
 }
 
 void ata_pcg_destroy(ata_pcg_solver *s)
@@ -217,42 +216,71 @@ void ata_pcg_destroy(ata_pcg_solver *s)
     ata_csr_free(s->A);
     free(s->total);
     free(s->amap);
-    free(s->fmap);
-    free(s->fval);
     free(s->pb);
     free(s->px);
     free(s);
 }
 
-/* The level-order layout: the factor core makes the L and U plans in L's
- * level order (perm[old] = new) after the factorisation, and A follows
- * here. M = LU stays the same operator, so PCG does the same arithmetic up
- * to rounding, but the L solve then runs in index order and, for a
- * symmetric pattern, the U solve in contiguous level blocks: b and x are
- * streamed instead of gathered row by row (the gather was the CPU solves'
- * top cost). L' stays lower and U' upper triangular because a level order
- * is topological for L and, reversed, for U when the pattern is symmetric.
- * It changes no arithmetic of the factorisation, which runs before it.
- * F is the factored matrix (A, or A reordered); A is made from it once. */
-static ata_status follow_layout(ata_pcg_solver *s, const ata_csr *F, const int *perm)
+/* The level-order layout: A is relabelled into L's level order (perm[old]
+ * = new; after the user's reordering, if any) before it is factored. The
+ * L solve then runs in index order and, for a symmetric pattern, the U
+ * solve in contiguous level blocks: b and x are streamed instead of
+ * gathered row by row (the gather was the CPU solves' top cost), and the
+ * factorisation visits each level as one block of rows. L' stays lower and
+ * U' upper triangular because a level order is topological for L and,
+ * reversed, for U when the pattern is symmetric. The factors are those of
+ * the relabelled A: the same updates of every entry as the factors of A,
+ * summed in the new order of a row's predecessors (bitwise equal where that
+ * order does not change, as for a grid in natural order). */
+static ata_status level_perm(const ata_csr *A, int **perm_out)
 {
-    ata_csr *P;
-    int *map;
-    ATA_TRY(factor_core_take_relabelled(s->pc, &P, &map));
-    if (P) for (int q = 0; q < P->nnz; q++) P->val[q] = F->val[map[q]];   /* A's values on the factors' pattern */
-    else ATA_TRY(csr_permute_part(F, perm, CSR_ALL, s->ctx ? s->ctx->pool : NULL, &P, NULL));
-    /* The map is needed only by update_values: made again there if ever
-     * (not resident meanwhile: 28 MB at lap3d:100). */
-    free(map);
-    ata_csr_free(s->A);
-    s->A = P;
+    dag d;
+    ATA_TRY(dag_build(A->nrows, A->rowptr, A->col, 1, ATA_LOWER, &d));
+    int *perm = malloc(((size_t)A->nrows + 1) * sizeof *perm);
+    if (!perm) { dag_free(&d); return ata_fail(ATA_ERR_NOMEM, "pcg: out of memory"); }
+    for (int k = 0; k < A->nrows; k++) perm[d.level_rows[k]] = k;
+    dag_free(&d);
+    *perm_out = perm;
+    return ATA_OK;
+}
+
+/* total: the user's reordering (may be NULL) followed by the level order of
+ * the matrix it gives. */
+static ata_status layout_perm(ata_pcg_solver *s, const ata_csr *A_in)
+{
+    int *lp = NULL;
+    if (!s->total) return level_perm(A_in, &s->total);
+    ata_csr view = *A_in, *R;
+    view.val = NULL;            /* the pattern is enough for the levels */
+    ATA_TRY(csr_permute_part(&view, s->total, CSR_ALL, s->ctx ? s->ctx->pool : NULL, &R, NULL));
+    ata_status st = level_perm(R, &lp);
+    ata_csr_free(R);
+    if (st != ATA_OK) return st;
+    for (int i = 0; i < s->n; i++) s->total[i] = lp[s->total[i]];
+    free(lp);
+    return ATA_OK;
+}
+
+/* Where each of A's values sits in the caller's array: A permuted back to
+ * the caller's order (its pattern, rows sorted: checked at setup) gives,
+ * for each of the caller's entries r, A's entry map[r]. */
+static ata_status caller_map(ata_pcg_solver *s)
+{
     const int n = s->n;
-    if (s->total) {
-        for (int i = 0; i < n; i++) s->total[i] = perm[s->total[i]];
-    } else {
-        if (!(s->total = malloc(((size_t)n + 1) * sizeof *s->total))) return ata_fail(ATA_ERR_NOMEM, "pcg: out of memory");
-        memcpy(s->total, perm, (size_t)n * sizeof *perm);
-    }
+    int *inv = malloc(((size_t)n + 1) * sizeof *inv), *back = NULL;
+    if (!inv) return ata_fail(ATA_ERR_NOMEM, "pcg update: out of memory");
+    for (int i = 0; i < n; i++) inv[s->total[i]] = i;
+    ata_csr view = *s->A, *B = NULL;
+    view.val = NULL;
+    ata_status st = csr_permute_part(&view, inv, CSR_ALL, s->ctx ? s->ctx->pool : NULL, &B, &back);
+    free(inv);
+    ata_csr_free(B);
+    if (st != ATA_OK) return st;
+    int *amap = malloc(((size_t)s->nnz + 1) * sizeof *amap);
+    if (!amap) { free(back); return ata_fail(ATA_ERR_NOMEM, "pcg update: out of memory"); }
+    for (int r = 0; r < s->nnz; r++) amap[back[r]] = r;
+    free(back);
+    s->amap = amap;
     return ATA_OK;
 }
 
@@ -272,18 +300,14 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
     ata_status st;
     double t0 = clock_now();
 #define CHECK(e) do { if ((st = (e)) != ATA_OK) goto fail; } while (0)
-#define CHECK_R(e) do { if ((st = (e)) != ATA_OK) goto fail_r; } while (0)
-    /* F: the matrix factored, A_in or A_in reordered. s->A (the operator)
-     * is made from it after the factorisation: as it is, or in the level
-     * order of the layout, without a copy in between. */
-    const ata_csr *F = A_in;
-    ata_csr *R = NULL;
-    if (opt->reorder != ATA_REORDER_NONE) {
-        /* The user's ordering changes the factorisation (that is its point). */
-        CHECK(reorder_perm(A_in, opt->reorder, &s->total));
-        CHECK(csr_permute_part(A_in, s->total, CSR_ALL, ctx ? ctx->pool : NULL, &R, &s->fmap));
-        F = R;
-    }
+    /* A (the operator, and what is factored): A_in, or A_in relabelled by
+     * the user's reordering (that changes the factorisation: that is its
+     * point) and the level order of the layout, in one permutation. */
+    if (opt->reorder != ATA_REORDER_NONE) CHECK(reorder_perm(A_in, opt->reorder, &s->total));
+    if (ctx && opt->precond != ATA_PC_NONE && opt->precond != ATA_PC_JACOBI && ata_csr_is_symmetric(A_in))
+        CHECK(layout_perm(s, A_in));
+    if (s->total) CHECK(csr_permute_part(A_in, s->total, CSR_ALL, ctx ? ctx->pool : NULL, &s->A, NULL));
+    else CHECK(ata_csr_copy(A_in, &s->A));
     s->analysis_s = res->analysis_s = clock_now() - t0;
     if (opt->precond != ATA_PC_NONE) {
         ata_factor_options fo = ata_factor_defaults();
@@ -291,8 +315,7 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
         fo.shift = opt->shift;
         fo.shift_amount = opt->shift_amount;
         fo.plan = opt->plan;
-        const int layout = ctx && opt->precond != ATA_PC_JACOBI && ata_csr_is_symmetric(F);
-        st = factor_core_setup(ctx, F, &fo, 1, layout, &s->pc);
+        st = factor_core_setup(ctx, s->A, &fo, 1, &s->pc);
         if (s->pc) {
             s->analysis_s += s->pc->analysis_s;
             s->factor_s = s->pc->factor_s;
@@ -301,19 +324,8 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
             res->shift = s->pc->shift;
             res->shift_retries = s->pc->retries;
         }
-        if (st != ATA_OK) goto fail_r;
+        if (st != ATA_OK) goto fail;
     }
-    double t1 = clock_now();
-    if (s->pc && s->pc->perm) {
-        CHECK_R(follow_layout(s, F, s->pc->perm));
-        ata_csr_free(R);
-    } else if (R) {
-        s->A = R;       /* in factor order: its values come through fmap */
-    } else {
-        CHECK(ata_csr_copy(A_in, &s->A));
-    }
-    R = NULL;
-    s->analysis_s += clock_now() - t1;
     CHECK(krylov_init(&s->ops, ctx, s->A, s->pc));
     for (int k = 0; k < 6; k++) CHECK(krylov_alloc(&s->ops, &s->v[k]));
     if (s->total) {
@@ -322,13 +334,10 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
         if (!s->pb || !s->px) { st = ata_fail(ATA_ERR_NOMEM, "pcg: out of memory"); goto fail; }
     }
 #undef CHECK
-#undef CHECK_R
     res->analysis_s = s->analysis_s;
     s->valid = 1;
     *out = s;
     return ATA_OK;
-fail_r:
-    ata_csr_free(R);
 fail:
     ata_pcg_destroy(s);
     return st;
@@ -358,27 +367,14 @@ ata_status ata_pcg_update_values(ata_pcg_solver *s, const double *val)
 {
     if (!s || !val) return ata_fail(ATA_ERR_ARG, "pcg update: NULL argument");
     s->valid = 0;
+    if (s->total && !s->amap) ATA_TRY(caller_map(s));
+    if (s->amap) for (int q = 0; q < s->nnz; q++) s->A->val[q] = val[s->amap[q]];
+    else memcpy(s->A->val, val, (size_t)s->nnz * sizeof *val);
     if (s->pc) {
-        const double *fv = val;
-        if (s->fmap) {
-            if (!s->fval && !(s->fval = malloc(((size_t)s->nnz + 1) * sizeof *s->fval)))
-                return ata_fail(ATA_ERR_NOMEM, "pcg update: out of memory");
-            for (int q = 0; q < s->nnz; q++) s->fval[q] = val[s->fmap[q]];
-            fv = s->fval;
-        }
-        ata_status st = factor_core_update(s->pc, fv);
+        ata_status st = factor_core_update(s->pc, s->A->val);
         s->factor_s = s->pc->factor_s;
         if (st != ATA_OK) return st;
     }
-    if (s->pc && s->pc->perm && !s->amap) {     /* the layout's map, first needed now */
-        int *map;
-        ATA_TRY(factor_core_relabel_map(s->pc, &map));
-        if (s->fmap) for (int q = 0; q < s->nnz; q++) map[q] = s->fmap[map[q]];
-        s->amap = map;
-    }
-    const int *amap = s->amap ? s->amap : s->fmap;
-    if (amap) for (int q = 0; q < s->nnz; q++) s->A->val[q] = val[amap[q]];
-    else memcpy(s->A->val, val, (size_t)s->nnz * sizeof *val);
     ATA_TRY(krylov_refresh(&s->ops));
     s->valid = 1;
     return ATA_OK;

@@ -36,7 +36,6 @@ void plan_free(ata_plan *p)
     ata_csr_free(p->T);
     agg_free(&p->sched);
     free(p->diag);
-    free(p->level_rows);
     free(p->done);
     free(p->indeg);
     free(p->pending);
@@ -138,7 +137,6 @@ ata_status plan_analyse(ata_context *ctx, ata_csr *T, int kind,
     /* (the backend's plan_upload adds what it keeps: cpu_exec_layout) */
     in->matrix_bytes = sizeof(int) * ((size_t)p->n + 1 + (size_t)T->nnz) + sizeof(double) * (size_t)T->nnz;
     p->nlevels = d.nlevels;
-    if (kind == PLAN_ILU0) { p->level_rows = d.level_rows; d.level_rows = NULL; }
     dag_free(&d);
     if ((st = ctx->ops->plan_upload(p)) != ATA_OK) goto fail;
     if (ctx->backend != ATA_BACKEND_CPU && kind == PLAN_SPTRSV) {

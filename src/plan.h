@@ -30,9 +30,6 @@ struct ata_plan {
     int n;
     ata_csr *T;             /* see above */
     int *diag;              /* PLAN_ILU0: position of each row's diagonal */
-    int *level_rows;        /* PLAN_ILU0: rows of L's DAG in level order (the
-                               analysis's own, kept for a caller that relabels
-                               by it; it may take and free it) */
     agg_result sched;       /* order, atask_ptr, flags */
     int nlevels;
     /* pull */
