@@ -284,7 +284,7 @@ static ata_status check_options(const ata_factor_options *o)
 }
 
 ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_factor_options *opt,
-                             int require_positive, factor_core **out)
+                             int require_positive, int borrow_pattern, factor_core **out)
 {
     *out = NULL;
     if (!A) return ata_fail(ATA_ERR_ARG, "factor: NULL matrix");
@@ -324,8 +324,21 @@ ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_facto
         ata_plan_options po = opt->plan;
         po.uplo = ATA_LOWER; po.diag = ATA_NON_UNIT; po.traversal = ATA_PULL;
         ata_csr *T;
-        CHECK(ata_csr_copy(A, &T));
-        CHECK(plan_analyse(ctx, T, PLAN_ILU0, &po, &f->fp));   /* owns T */
+        if (borrow_pattern) {   /* the plan's values only: numeric() writes them */
+            if (!(T = calloc(1, sizeof *T)) || !(T->val = malloc(((size_t)A->nnz + 1) * sizeof *T->val))) {
+                free(T);
+                st = ata_fail(ATA_ERR_NOMEM, "factor: out of memory for %d values", A->nnz);
+                goto fail;
+            }
+            T->nrows = A->nrows;
+            T->ncols = A->ncols;
+            T->nnz = A->nnz;
+            T->rowptr = A->rowptr;
+            T->col = A->col;
+        } else {
+            CHECK(ata_csr_copy(A, &T));
+        }
+        CHECK(plan_analyse(ctx, T, borrow_pattern, PLAN_ILU0, &po, &f->fp));   /* owns T (or its values) */
     }
     if (ctx) CHECK(ctx->ops->vec_alloc(ctx, (size_t)n, &f->tmp));
     else if (!(f->tmp = calloc((size_t)n + 1, sizeof *f->tmp))) {
@@ -425,7 +438,7 @@ ata_status ata_factor_setup(ata_context *ctx, const ata_csr *A, const ata_factor
     ata_factor_options opt = opt_in ? *opt_in : ata_factor_defaults();
     ata_factor *F = calloc(1, sizeof *F);
     if (!F) return ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
-    ata_status st = factor_core_setup(ctx, A, &opt, 0, &F->core);
+    ata_status st = factor_core_setup(ctx, A, &opt, 0, 0, &F->core);
     if (!F->core) { free(F); return st; }
     F->nnz = A->nnz;
     if (ctx && ctx->backend != ATA_BACKEND_CPU) {

@@ -32,10 +32,12 @@ typedef struct factor_core {
     double analysis_s, factor_s;
 } factor_core;
 
-/* Analysis and first factorisation of A (copied). On a pivot failure *out
- * is still set (f->valid 0) with the status returned. */
+/* Analysis and first factorisation of A (copied; or, borrow_pattern, A's
+ * pattern read in place by the runtime's ILU0 plan, so A must outlive the
+ * factor unchanged: PCG's operator). On a pivot failure *out is still set
+ * (f->valid 0) with the status returned. */
 ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_factor_options *opt,
-                             int require_positive, factor_core **out);
+                             int require_positive, int borrow_pattern, factor_core **out);
 /* New values in A's CSR order; refactor with the same shift strategy. */
 ata_status factor_core_update(factor_core *f, const double *val);
 /* z = M^{-1} r on backend vectors (host on CPU / reference); t_L, t_U (may

@@ -315,7 +315,7 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
         fo.shift = opt->shift;
         fo.shift_amount = opt->shift_amount;
         fo.plan = opt->plan;
-        st = factor_core_setup(ctx, s->A, &fo, 1, &s->pc);
+        st = factor_core_setup(ctx, s->A, &fo, 1, 1, &s->pc);     /* s->A outlives s->pc */
         if (s->pc) {
             s->analysis_s += s->pc->analysis_s;
             s->factor_s = s->pc->factor_s;

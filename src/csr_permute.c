@@ -76,6 +76,8 @@ static ata_status sort_row(int *col, int *src, int len)
  * One pass counts the kept entries of every row, one fills; both split
  * over the pool's workers by A's entries, so the first touch of the
  * result's pages is shared too. No transpose. */
+#define PERMUTE_LOCAL_ROW 256     /* rows up to this long sort on the stack */
+
 typedef struct {
     const ata_csr *A;
     const int *perm;
@@ -126,10 +128,11 @@ static void permute_rows(void *arg, int tid, int nt)
     int *restrict bj = J->B->col, *restrict mp = J->map;
     double *restrict bx = J->B->val;
     const double *restrict ax = A->val;
+    int local[PERMUTE_LOCAL_ROW];
     for (int i = i0; i < i1; i++) {
         const int r = perm ? perm[i] : i, w0 = Bp[r];
         int w = w0;
-        if (!mp) {          /* no map asked for and no sort (perm NULL): values directly */
+        if (!mp && !perm) {     /* no map asked for and no sort: values directly */
             for (int p = Ap[i]; p < Ap[i + 1]; p++) {
                 const int c = Aj[p];
                 if ((unsigned long long)((long long)c - r - J->lo) > J->width) continue;
@@ -139,15 +142,22 @@ static void permute_rows(void *arg, int tid, int nt)
             }
             continue;
         }
+        /* src[k]: where the row's k-th kept entry came from, sorted along
+         * with the columns; the map itself, or (none asked for) a buffer
+         * of the row's own, so the map's nnz ints are not made for nothing. */
+        const int len = Ap[i + 1] - Ap[i];
+        int *src = mp ? mp + w0 : len <= PERMUTE_LOCAL_ROW ? local : malloc((size_t)len * sizeof *src);
+        if (!src) { atomic_store(&J->failed, 1); continue; }
         for (int p = Ap[i]; p < Ap[i + 1]; p++) {
             const int c = perm ? perm[Aj[p]] : Aj[p];
             if ((unsigned long long)((long long)c - r - J->lo) > J->width) continue;
             bj[w] = c;      /* never past the row's end: the next row may be another worker's */
-            mp[w++] = p;
+            src[w++ - w0] = p;
         }
-        if (perm && sort_row(bj + w0, mp + w0, w - w0) != ATA_OK) atomic_store(&J->failed, 1);
+        if (perm && sort_row(bj + w0, src, w - w0) != ATA_OK) atomic_store(&J->failed, 1);
         if (ax)
-            for (int q = w0; q < w; q++) bx[q] = ax[mp[q]];
+            for (int q = w0; q < w; q++) bx[q] = ax[src[q - w0]];
+        if (!mp && src != local) free(src);
     }
 }
 
@@ -192,18 +202,17 @@ ata_status csr_permute_part(const ata_csr *A, const int *perm, int part, cpu_poo
         free(B->val);
         B->col = malloc(((size_t)B->nnz + 1) * sizeof *B->col);
         B->val = malloc(((size_t)B->nnz + 1) * sizeof *B->val);
-        if (perm || map_out) map = malloc(((size_t)B->nnz + 1) * sizeof *map);
-        if (!B->col || !B->val || ((perm || map_out) && !map)) st = ata_fail(ATA_ERR_NOMEM, "permute: out of memory (nnz = %d)", B->nnz);
+        if (map_out) map = malloc(((size_t)B->nnz + 1) * sizeof *map);
+        if (!B->col || !B->val || (map_out && !map)) st = ata_fail(ATA_ERR_NOMEM, "permute: out of memory (nnz = %d)", B->nnz);
     }
     if (st == ATA_OK) {
         J.map = map;
         J.phase = 1;
         permute_run(pool, &J);
-        if (atomic_load(&J.failed)) st = ata_fail(ATA_ERR_NOMEM, "permute: out of memory sorting a long row");
+        if (atomic_load(&J.failed)) st = ata_fail(ATA_ERR_NOMEM, "permute: out of memory for a long row");
     }
     if (st != ATA_OK) { free(map); ata_csr_free(B); return st; }
     if (map_out) *map_out = map;
-    else free(map);
     *out = B;
     return ATA_OK;
 }

@@ -8,6 +8,7 @@
 #include "error.h"
 #include "ilu0_row.h"
 #include "plan.h"
+#include "policy.h"
 #include "probe.h"
 
 ata_plan_options ata_plan_defaults(void)
@@ -25,6 +26,15 @@ uint32_t plan_next_epoch(ata_plan *p)
     return ++p->epoch;
 }
 
+/* The plan's part of T: all of it, or the values only. */
+static void free_T(ata_csr *T, int borrowed)
+{
+    if (!T) return;
+    if (!borrowed) { ata_csr_free(T); return; }
+    free(T->val);
+    free(T);
+}
+
 void plan_free(ata_plan *p)
 {
     if (!p) return;
@@ -33,7 +43,7 @@ void plan_free(ata_plan *p)
         if (p->vb) p->ctx->ops->vec_free(p->ctx, p->vb);
         if (p->vx) p->ctx->ops->vec_free(p->ctx, p->vx);
     }
-    ata_csr_free(p->T);
+    free_T(p->T, p->T_borrowed);
     agg_free(&p->sched);
     free(p->diag);
     free(p->done);
@@ -56,7 +66,10 @@ static ata_status choose_S(ata_plan *p, int *S)
 {
     ata_context *ctx = p->ctx;
     if (p->opt.S > 0) { *S = p->opt.S; return ATA_OK; }
-    if (p->opt.policy == ATA_POLICY_VENDOR) { *S = 1; return ATA_OK; }   /* unused: skip the probes */
+    /* levelset, syncfree, greedy (the capacity) and vendor never read S: no
+     * probes (they are timed runs, and a pass over the pattern for the
+     * cache's key: 30 ms of a PCG setup at lap3d:100). */
+    if (!(policy_get(p->opt.policy)->flags & POLICY_USES_S)) { *S = 1; return ATA_OK; }
     double T_l, T_u;        /* medians of several probes, cached per machine (probe.h) */
     ATA_TRY(probe_costs(p, &T_l, &T_u));
     double s = ceil(p->opt.R * T_l / T_u);
@@ -83,17 +96,18 @@ static ata_status init_dependency_state(ata_plan *p, int preds, ata_uplo uplo)
     return ATA_OK;
 }
 
-ata_status plan_analyse(ata_context *ctx, ata_csr *T, int kind,
+ata_status plan_analyse(ata_context *ctx, ata_csr *T, int pattern_borrowed, int kind,
                         const ata_plan_options *opt, ata_plan **out)
 {
     double t0 = clock_now();
     ata_plan *p = calloc(1, sizeof *p);
-    if (!p) { ata_csr_free(T); return ata_fail(ATA_ERR_NOMEM, "plan: out of memory"); }
+    if (!p) { free_T(T, pattern_borrowed); return ata_fail(ATA_ERR_NOMEM, "plan: out of memory"); }
     p->ctx = ctx;
     p->kind = kind;
     p->opt = *opt;
     p->n = T->nrows;
     p->T = T;
+    p->T_borrowed = pattern_borrowed;
     const int preds = kind == PLAN_ILU0 || opt->traversal == ATA_PULL;
     const ata_uplo uplo = kind == PLAN_ILU0 ? ATA_LOWER : opt->uplo;
     dag d = { 0 };

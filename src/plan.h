@@ -29,6 +29,7 @@ struct ata_plan {
     ata_plan_options opt;
     int n;
     ata_csr *T;             /* see above */
+    int T_borrowed;         /* T's rowptr and col are the caller's (plan_analyse) */
     int *diag;              /* PLAN_ILU0: position of each row's diagonal */
     agg_result sched;       /* order, atask_ptr, flags */
     int nlevels;
@@ -48,8 +49,11 @@ struct ata_plan {
     int xinline;            /* CPU pull, one column: b and x through order in the solve */
 };
 
-/* Shared analysis for both kinds (called by the public plan constructors). */
-ata_status plan_analyse(ata_context *ctx, ata_csr *T_owned, int kind,
+/* Shared analysis for both kinds (called by the public plan constructors).
+ * The plan owns T, or (pattern_borrowed) only T->val and the struct: T's
+ * rowptr and col stay the caller's, alive and unchanged while the plan is
+ * (PCG's ILU0 plan reads its operator's pattern in place). */
+ata_status plan_analyse(ata_context *ctx, ata_csr *T, int pattern_borrowed, int kind,
                         const ata_plan_options *opt, ata_plan **out);
 /* A solve plan on the triangle (opt->uplo, opt->diag) of P F P^T (perm
  * NULL: of F), made without the copies of ata_sptrsv_plan_create, for
