@@ -163,8 +163,11 @@ static void note_bad_row(exec_job *J, int i)
  *   PULL_DIRECT: the plan's order is the identity (a matrix already in level
  *     order, as PCG's layout makes it): b is read and x written as they are;
  *     one column solves straight into the caller's x (xp == x), several
- *     write x and a row-major position copy (xwork) that predecessors are
- *     read from (one line per row instead of m).
+ *     write x and a row-major copy (xwork) that predecessors are read from
+ *     (one line per row instead of m).
+ *   PULL_INDEX: the order is almost the identity (p->xindex, see
+ *     cpu_exec_layout; PCG's upper solve): as direct, through the order,
+ *     with T, done flags and x by row, not by position.
  *   PULL_STAGED: b was gathered into xp (by position, row-major, the
  *     columns of a row side by side; stage_gather) and the solve overwrites
  *     it in place with x, scattered to the caller's x after (stage_scatter):
@@ -172,9 +175,6 @@ static void note_bad_row(exec_job *J, int i)
  *     of x per row through the level order (measured, lap3d:100 in natural
  *     order, one column: 1.2-1.5x faster at 1 and 2 threads; gathering by
  *     position instead was slower than by index, see stage_gather).
- *   PULL_INLINE: one column, where the order mostly walks rows in index
- *     order (p->xinline, see cpu_exec_layout): b read and x written through
- *     order inside the solve, nearly streams already, beside xp.
  * Everything is hoisted into restrict locals: stores through x would
  * otherwise make the compiler reload the plan's pointers for every row (the
  * profile's top cost). m, tracked and src are compile-time constants at
@@ -183,13 +183,13 @@ static void note_bad_row(exec_job *J, int i)
  * matrix traffic saved). -1: abort. */
 #define EXEC_MAX_COLS 16
 #define EXEC_GATHER_BLOCK 256
-enum { PULL_DIRECT, PULL_STAGED, PULL_INLINE };
+enum { PULL_DIRECT, PULL_STAGED, PULL_INDEX };
 
 /* The position-ordered x of an m-column pull (see pull_rows). */
 static double *pull_xp(const exec_job *J)
 {
     if (J->nrhs > 1) return J->p->xwork;
-    return J->p->xorder_identity ? J->x : J->p->dev;
+    return J->p->xindex ? J->x : J->p->dev;
 }
 
 static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, int k1, const int tracked,
@@ -199,7 +199,7 @@ static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, 
     const int *restrict Tp = p->T->rowptr, *restrict Tj = p->T->col, *restrict order = p->sched.order;
     const double *restrict Tx = p->T->val, *restrict b = J->b;
     double *xp = pull_xp(J);    /* not restrict: other workers write it */
-    double *restrict x = J->x;  /* not used where it is xp (direct, m = 1) */
+    double *restrict x = J->x;  /* not used where it is xp (direct or index, m = 1) */
     const size_t ldb = (size_t)J->ldb, ldx = (size_t)J->ldx;
     atomic_uint *done = (atomic_uint *)p->done;
     const uint32_t epoch = J->epoch;
@@ -208,36 +208,36 @@ static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, 
     double s[EXEC_MAX_COLS];
     int bad = 0;
     for (int k = k0; k < k1; k++) {
-        int lo = Tp[k], hi = Tp[k + 1];
+        /* r: T's row, x's slot and the done flag; a row, or (staged) a position */
+        const int r = src == PULL_INDEX ? order[k] : k;
+        int lo = Tp[r], hi = Tp[r + 1];
         double d = 1;
         if (nonunit) d = lower ? Tx[--hi] : Tx[lo++];   /* diagonal last / first */
-        if (src == PULL_DIRECT) for (int c = 0; c < m; c++) s[c] = b[k + c * ldb];
-        else if (src == PULL_STAGED) for (int c = 0; c < m; c++) s[c] = xp[(size_t)k * m + c];
-        else s[0] = b[order[k]];
+        if (src == PULL_STAGED) for (int c = 0; c < m; c++) s[c] = xp[(size_t)k * m + c];
+        else for (int c = 0; c < m; c++) s[c] = b[r + c * ldb];
         for (int q = lo; q < hi; q++) {
             const int j = Tj[q];
             if (tracked && atomic_load_explicit(&done[j], memory_order_acquire) != epoch &&
-                wait_u32(J, &done[j], epoch, order[k], order[j]))
+                wait_u32(J, &done[j], epoch, order[k], src == PULL_STAGED ? order[j] : j))
                 return -1;
             const double t = Tx[q], *xj = xp + (size_t)j * m;
             for (int c = 0; c < m; c++) s[c] -= t * xj[c];
         }
         if (nonunit)
             for (int c = 0; c < m; c++) s[c] /= d;
-        double *xk = xp + (size_t)k * m;
+        double *xk = xp + (size_t)r * m;
         for (int c = 0; c < m; c++) {
             xk[c] = s[c];
-            if (src == PULL_DIRECT && m > 1) x[k + c * ldx] = s[c];
-            if (src == PULL_INLINE) x[order[k]] = s[c];
+            if (src != PULL_STAGED && m > 1) x[r + c * ldx] = s[c];
             bad |= !(s[c] - s[c] == 0);   /* NaN or Inf */
         }
-        if (publish) atomic_store_explicit(&done[k], epoch, memory_order_release);
+        if (publish) atomic_store_explicit(&done[r], epoch, memory_order_release);
         if (tracked && ((k - k0) & 63) == 63) exec_rows_done(J);
     }
     if (bad)
         for (int k = k0; k < k1; k++)
             for (int c = 0; c < m; c++)
-                if (!isfinite(xp[(size_t)k * m + c])) note_bad_row(J, order[k]);
+                if (!isfinite(xp[(size_t)(src == PULL_INDEX ? order[k] : k) * m + c])) note_bad_row(J, order[k]);
     return 0;
 }
 
@@ -245,8 +245,8 @@ static inline __attribute__((always_inline)) int pull_cols(exec_job *J, int k0, 
 {
     if (J->p->xorder_identity)
         return tracked ? pull_rows(J, k0, k1, 1, m, PULL_DIRECT) : pull_rows(J, k0, k1, 0, m, PULL_DIRECT);
-    if (m == 1 && J->p->xinline)
-        return tracked ? pull_rows(J, k0, k1, 1, 1, PULL_INLINE) : pull_rows(J, k0, k1, 0, 1, PULL_INLINE);
+    if (J->p->xindex)
+        return tracked ? pull_rows(J, k0, k1, 1, m, PULL_INDEX) : pull_rows(J, k0, k1, 0, m, PULL_INDEX);
     return tracked ? pull_rows(J, k0, k1, 1, m, PULL_STAGED) : pull_rows(J, k0, k1, 0, m, PULL_STAGED);
 }
 
@@ -375,7 +375,7 @@ static void exec_worker(void *arg, int tid, int nt)
         if (cpu_barrier_wait(&J->bar, &sense, &J->ctl)) return;
     }
     /* Pull on a plan whose order is not the identity: staged (pull_rows). */
-    const int staged = J->mode == EXEC_PULL && !p->xorder_identity && !(J->nrhs == 1 && p->xinline);
+    const int staged = J->mode == EXEC_PULL && !p->xindex;
     if (staged) {
         stage_gather(J, tid, nt);
         if (cpu_barrier_wait(&J->bar, &sense, &J->ctl)) return;
@@ -488,13 +488,14 @@ static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, in
  * x (no xp); push still accumulates in xp. ILU0 plans keep row order: rows
  * read each other by index. The plan's bytes count what is allocated here.
  * Staging costs about 48 bytes a row (b, positions and xp read or written
- * twice, x once) and two passes; reading b and writing x through order
- * costs a line of each at every step of the order that leaves the line (a
- * jump). Measured: a 3D Laplacian in natural order (a jump every row) and a
- * circuit matrix (one in ten) solve as fast or faster staged; PCG's upper
- * solve on its level-ordered matrix (one in a thousand: the order is
- * almost the identity) took twice as long staged. So: through order below
- * one jump in EXEC_STAGE_JUMPS rows, staged above. */
+ * twice, x once) and two passes, beside the copy of T; solving by row
+ * through the order costs a line of b, x and T at every step of the order
+ * that leaves the line (a jump). Measured: a 3D Laplacian in natural order
+ * (a jump every row) and a circuit matrix (one in ten) solve as fast or
+ * faster staged; PCG's upper solve on its level-ordered matrix (one in a
+ * thousand: the order is almost the identity) took twice as long staged.
+ * So: pull by row (p->xindex: T kept, no xp, no positions) below one jump
+ * in EXEC_STAGE_JUMPS rows, staged above. */
 #define EXEC_LINE_ROWS 8
 #define EXEC_STAGE_JUMPS 16
 ata_status cpu_exec_layout(ata_plan *p)
@@ -502,27 +503,28 @@ ata_status cpu_exec_layout(ata_plan *p)
     exec_choose_threads(p);
     if (p->kind != PLAN_SPTRSV) return ATA_OK;
     const ata_csr *T = p->T;
-    const int n = p->n, *order = p->sched.order;
+    const int n = p->n, *order = p->sched.order, pull = p->opt.traversal == ATA_PULL;
     int identity = 1;
-    for (int k = 0; k < n && identity; k++) identity = order[k] == k;
+    long long jumps = 0;
+    for (int k = 0; k < n; k++) {
+        identity &= order[k] == k;
+        jumps += k > 0 && (unsigned)(order[k] - order[k - 1]) > EXEC_LINE_ROWS;
+    }
     p->xorder_identity = identity;
-    const int need_xp = !identity || p->opt.traversal == ATA_PUSH;
+    p->xindex = pull && (identity || jumps < n / EXEC_STAGE_JUMPS);
+    const int keep = identity || p->xindex;     /* T as it is */
+    const int need_xp = !pull || !p->xindex;
     double *xp = need_xp ? malloc(((size_t)n + 1) * sizeof *xp) : NULL;
     if (need_xp && !xp) return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
     p->dev = xp;
     p->info.plan_bytes += need_xp ? sizeof(double) * (size_t)n : 0;
-    if (identity) return ATA_OK;
+    if (keep) return ATA_OK;
     ata_csr *S = NULL;
     int *pos = malloc(((size_t)n + 1) * sizeof *pos);
     ata_status st = ata_csr_alloc(T->nrows, T->ncols, T->nnz, &S);
     if (st == ATA_OK && !pos) st = ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
     if (st != ATA_OK) { free(pos); ata_csr_free(S); return st; }
-    long long jumps = 0;
-    for (int k = 0; k < n; k++) {
-        pos[order[k]] = k;
-        jumps += k > 0 && (unsigned)(order[k] - order[k - 1]) > EXEC_LINE_ROWS;
-    }
-    p->xinline = jumps < n / EXEC_STAGE_JUMPS;
+    for (int k = 0; k < n; k++) pos[order[k]] = k;
     S->rowptr[0] = 0;
     for (int k = 0; k < n; k++) {
         int i = order[k], w = S->rowptr[k];
@@ -551,7 +553,7 @@ ata_status cpu_exec_layout(ata_plan *p)
 ata_status cpu_exec_set_values(ata_plan *p, const double *val)
 {
     ata_csr *T = p->T;
-    if (p->kind != PLAN_SPTRSV || p->xorder_identity) {   /* rows in their own order */
+    if (p->kind != PLAN_SPTRSV || p->xorder_identity || p->xindex) {   /* rows in their own order */
         if (val != T->val) memcpy(T->val, val, (size_t)T->nnz * sizeof *val);
         return ATA_OK;
     }

@@ -46,7 +46,8 @@ struct ata_plan {
     size_t xwork_len;       /* (doubles), grown on demand */
     int *xpos;              /* CPU pull: position of each row (staging of b and x) */
     int xorder_identity;    /* CPU: order[k] == k for every k (no xpos, no copy of T) */
-    int xinline;            /* CPU pull, one column: b and x through order in the solve */
+    int xindex;             /* CPU pull: T, x and done flags by row, solved through
+                               order (the order is the identity or almost) */
 };
 
 /* Shared analysis for both kinds (called by the public plan constructors).

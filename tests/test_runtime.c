@@ -158,10 +158,10 @@ static void test_thread_counts(void **state)
 /* The pull solve's three ways to meet b and x (cpu_exec.c, pull_rows):
  * where the plan's order jumps around in index (lap3d), b is staged into
  * position order before and x scattered after; where it is almost the
- * identity (the upper triangle of a level-ordered matrix), b and x are read
- * and written through the order; where it is the identity (the lower one),
- * the solve reads b and writes the caller's x straight, with no position
- * copy of x or of T. Each is taken here (asserted on the plan), with 2
+ * identity (the upper triangle of a level-ordered matrix), T, b and x stay
+ * by row and are read and written through the order; where it is the
+ * identity (the lower one), the solve reads b and writes the caller's x
+ * straight. Neither makes a position copy of x or of T. Each is taken here (asserted on the plan), with 2
  * workers (fixed S) and tracked atasks (syncfree), and each solve is
  * bitwise the serial reference's, for random b, x poisoned before, after
  * new values, and a NaN in b named at its row. */
@@ -190,11 +190,12 @@ static void test_pull_staging(void **state)
                 /* lower on the level-ordered matrix: levelset and syncfree keep
                  * the level order (ca may merge levels and reorder) */
                 const int direct = m == 1 && po.uplo == ATA_LOWER && k < 2;
-                if (direct) assert_true(p->xorder_identity);
+                if (direct) assert_true(p->xorder_identity && p->xindex);
                 if (m == 0) assert_false(p->xorder_identity);
-                if (m == 0 && po.uplo == ATA_LOWER) assert_false(p->xinline);         /* staged */
-                if (m == 1 && po.uplo == ATA_UPPER && k == 0) assert_true(p->xinline);  /* through order */
-                if (p->xorder_identity) { assert_null(p->dev); assert_null(p->xpos); }
+                if (m == 0 && po.uplo == ATA_LOWER) assert_false(p->xindex);          /* staged */
+                if (m == 1 && po.uplo == ATA_UPPER && k == 0)                           /* by row, through order */
+                    assert_true(p->xindex && !p->xorder_identity);
+                if (p->xindex) { assert_null(p->dev); assert_null(p->xpos); }
                 else { assert_non_null(p->dev); assert_non_null(p->xpos); }
                 ata_csr *A2;
                 TU_OK(ata_csr_copy(A, &A2));
@@ -208,6 +209,19 @@ static void test_pull_staging(void **state)
                     if (memcmp(x, xr, (size_t)n * sizeof *x))
                         fail_msg("%s %s v%d solve %d: not bitwise the reference (rel diff %g)", m ? "level order" : "natural",
                                  ata_policy_name(pols[k]), v, t, tu_rel_diff(x, xr, n));
+                }
+                {   /* several columns (blocks of 2 and 1): each bitwise its own reference */
+                    double *B = malloc(3 * (size_t)n * sizeof *B), *X = malloc(3 * (size_t)n * sizeof *X);
+                    for (int c = 0; c < 3; c++) tu_random_vec(B + (size_t)c * n, n, 200 + c);
+                    for (size_t i = 0; i < 3 * (size_t)n; i++) X[i] = NAN;
+                    TU_OK(ata_sptrsv_multi(p, 3, B, n, X, n));
+                    for (int c = 0; c < 3; c++) {
+                        TU_OK(ata_ref_sptrsv_csr(A2, po.uplo, po.diag, B + (size_t)c * n, xr));
+                        if (memcmp(X + (size_t)c * n, xr, (size_t)n * sizeof *xr))
+                            fail_msg("%s %s v%d column %d of 3: not bitwise the reference", m ? "level order" : "natural",
+                                     ata_policy_name(pols[k]), v, c);
+                    }
+                    free(B); free(X);
                 }
                 b[n / 3] = NAN;     /* the first row in solve order with a non-finite x */
                 assert_int_equal(ata_sptrsv(p, b, x), ATA_ERR_NONFINITE);
@@ -233,7 +247,7 @@ static void test_pull_staging(void **state)
     ata_plan *p;
     TU_OK(ata_sptrsv_plan_create(ctx, big, &po, &p));
     assert_false(p->xorder_identity);
-    assert_false(p->xinline);
+    assert_false(p->xindex);
     for (int off = 0; off < 2; off++) {
         for (int i = 0; i <= nb; i++) x[i] = NAN;
         TU_OK(ata_sptrsv(p, b, x + off));
