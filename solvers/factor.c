@@ -162,8 +162,8 @@ static ata_status propagate_mapped(factor_core *f)
     lo.diag = ATA_UNIT;
     uo.uplo = ATA_UPPER;
     uo.diag = ATA_NON_UNIT;
-    ATA_TRY(sptrsv_plan_create_mapped(f->ctx, F, NULL, &lo, &f->Lp, NULL));
-    ATA_TRY(sptrsv_plan_create_mapped(f->ctx, F, NULL, &uo, &f->Up, NULL));
+    ATA_TRY(sptrsv_plan_create_mapped(f->ctx, F, NULL, &lo, f->lower, &f->Lp, NULL));   /* L's DAG is A's */
+    ATA_TRY(sptrsv_plan_create_mapped(f->ctx, F, NULL, &uo, NULL, &f->Up, NULL));
     /* Once the plans hold the factors, the ILU0 plan's copy is written again
      * only by the next factorisation (numeric() allocates it then): freed
      * now, it is not resident during the solves (56 MB at lap3d:100). */
@@ -284,8 +284,10 @@ static ata_status check_options(const ata_factor_options *o)
 }
 
 ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_factor_options *opt,
-                             int require_positive, int borrow_pattern, factor_core **out)
+                             int require_positive, const factor_hints *hints, factor_core **out)
 {
+    const factor_hints none = { 0, NULL };
+    if (!hints) hints = &none;
     *out = NULL;
     if (!A) return ata_fail(ATA_ERR_ARG, "factor: NULL matrix");
     ATA_TRY(check_options(opt));
@@ -324,7 +326,7 @@ ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_facto
         ata_plan_options po = opt->plan;
         po.uplo = ATA_LOWER; po.diag = ATA_NON_UNIT; po.traversal = ATA_PULL;
         ata_csr *T;
-        if (borrow_pattern) {   /* the plan's values only: numeric() writes them */
+        if (hints->borrow_pattern) {   /* the plan's values only: numeric() writes them */
             if (!(T = calloc(1, sizeof *T)) || !(T->val = malloc(((size_t)A->nnz + 1) * sizeof *T->val))) {
                 free(T);
                 st = ata_fail(ATA_ERR_NOMEM, "factor: out of memory for %d values", A->nnz);
@@ -338,7 +340,7 @@ ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_facto
         } else {
             CHECK(ata_csr_copy(A, &T));
         }
-        CHECK(plan_analyse(ctx, T, borrow_pattern, PLAN_ILU0, &po, &f->fp));   /* owns T (or its values) */
+        CHECK(plan_analyse(ctx, T, hints->borrow_pattern, PLAN_ILU0, &po, hints->lower, &f->fp));   /* owns T (or its values) */
     }
     if (ctx) CHECK(ctx->ops->vec_alloc(ctx, (size_t)n, &f->tmp));
     else if (!(f->tmp = calloc((size_t)n + 1, sizeof *f->tmp))) {
@@ -347,8 +349,10 @@ ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_facto
     }
     f->analysis_s = clock_now() - t0;
     f->aval = A->val;
+    f->lower = hints->lower;
     st = factorise(f);
     f->aval = NULL;
+    f->lower = NULL;
     if (st == ATA_ERR_ZERO_PIVOT || st == ATA_ERR_INDEFINITE_PC || st == ATA_OK) {
         *out = f;
         return st;
@@ -438,7 +442,7 @@ ata_status ata_factor_setup(ata_context *ctx, const ata_csr *A, const ata_factor
     ata_factor_options opt = opt_in ? *opt_in : ata_factor_defaults();
     ata_factor *F = calloc(1, sizeof *F);
     if (!F) return ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
-    ata_status st = factor_core_setup(ctx, A, &opt, 0, 0, &F->core);
+    ata_status st = factor_core_setup(ctx, A, &opt, 0, NULL, &F->core);
     if (!F->core) { free(F); return st; }
     F->nnz = A->nnz;
     if (ctx && ctx->backend != ATA_BACKEND_CPU) {

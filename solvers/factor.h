@@ -4,6 +4,7 @@
 #ifndef ATA_FACTOR_H
 #define ATA_FACTOR_H
 #include "ata.h"
+#include "dag.h"
 
 typedef struct factor_core {
     ata_context *ctx;       /* NULL: serial reference */
@@ -15,6 +16,7 @@ typedef struct factor_core {
                                shift retries read them again); the pattern
                                is the ILU0 plan's, LU's, or for Jacobi A's
                                diagonal */
+    const dag *lower;       /* factor_hints' DAG, during setup only */
     int nnz;
     int *dpos;              /* position of each row's diagonal in A */
     ata_plan *fp;           /* runtime ILU0 plan; its T holds the factors */
@@ -32,12 +34,20 @@ typedef struct factor_core {
     double analysis_s, factor_s;
 } factor_core;
 
-/* Analysis and first factorisation of A (copied; or, borrow_pattern, A's
- * pattern read in place by the runtime's ILU0 plan, so A must outlive the
- * factor unchanged: PCG's operator). On a pivot failure *out is still set
+/* What a caller (PCG) may know of A, to spare the factor a copy and an
+ * analysis: */
+typedef struct {
+    int borrow_pattern;     /* A's pattern outlives the factor unchanged: the
+                               runtime's ILU0 plan reads it in place */
+    const dag *lower;       /* the DAG of A's lower triangle (borrowed, alive
+                               during factor_core_setup only), or NULL */
+} factor_hints;
+
+/* Analysis and first factorisation of A (copied, unless hints say
+ * otherwise; hints may be NULL). On a pivot failure *out is still set
  * (f->valid 0) with the status returned. */
 ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_factor_options *opt,
-                             int require_positive, int borrow_pattern, factor_core **out);
+                             int require_positive, const factor_hints *hints, factor_core **out);
 /* New values in A's CSR order; refactor with the same shift strategy. */
 ata_status factor_core_update(factor_core *f, const double *val);
 /* z = M^{-1} r on backend vectors (host on CPU / reference); t_L, t_U (may

@@ -232,28 +232,27 @@ void ata_pcg_destroy(ata_pcg_solver *s)
  * the relabelled A: the same updates of every entry as the factors of A,
  * summed in the new order of a row's predecessors (bitwise equal where that
  * order does not change, as for a grid in natural order). */
-static ata_status level_perm(const ata_csr *A, int **perm_out)
+static ata_status level_perm(const ata_csr *A, int **perm_out, dag *d)
 {
-    dag d;
-    ATA_TRY(dag_build(A->nrows, A->rowptr, A->col, 1, ATA_LOWER, &d));
+    ATA_TRY(dag_build(A->nrows, A->rowptr, A->col, 1, ATA_LOWER, d));
     int *perm = malloc(((size_t)A->nrows + 1) * sizeof *perm);
-    if (!perm) { dag_free(&d); return ata_fail(ATA_ERR_NOMEM, "pcg: out of memory"); }
-    for (int k = 0; k < A->nrows; k++) perm[d.level_rows[k]] = k;
-    dag_free(&d);
+    if (!perm) { dag_free(d); return ata_fail(ATA_ERR_NOMEM, "pcg: out of memory"); }
+    for (int k = 0; k < A->nrows; k++) perm[d->level_rows[k]] = k;
+    dag_to_level_order(d);      /* the relabelled A's: the factor's plans take it */
     *perm_out = perm;
     return ATA_OK;
 }
 
 /* total: the user's reordering (may be NULL) followed by the level order of
- * the matrix it gives. */
-static ata_status layout_perm(ata_pcg_solver *s, const ata_csr *A_in)
+ * the matrix it gives; d: the lower DAG of A relabelled by total. */
+static ata_status layout_perm(ata_pcg_solver *s, const ata_csr *A_in, dag *d)
 {
     int *lp = NULL;
-    if (!s->total) return level_perm(A_in, &s->total);
+    if (!s->total) return level_perm(A_in, &s->total, d);
     ata_csr view = *A_in, *R;
     view.val = NULL;            /* the pattern is enough for the levels */
     ATA_TRY(csr_permute_part(&view, s->total, CSR_ALL, s->ctx ? s->ctx->pool : NULL, &R, NULL));
-    ata_status st = level_perm(R, &lp);
+    ata_status st = level_perm(R, &lp, d);
     ata_csr_free(R);
     if (st != ATA_OK) return st;
     for (int i = 0; i < s->n; i++) s->total[i] = lp[s->total[i]];
@@ -299,13 +298,17 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
     s->nnz = A_in->nnz;
     ata_status st;
     double t0 = clock_now();
+    dag lower = { 0 };          /* the relabelled A's lower DAG, if made */
+    int known = 0;
 #define CHECK(e) do { if ((st = (e)) != ATA_OK) goto fail; } while (0)
     /* A (the operator, and what is factored): A_in, or A_in relabelled by
      * the user's reordering (that changes the factorisation: that is its
      * point) and the level order of the layout, in one permutation. */
     if (opt->reorder != ATA_REORDER_NONE) CHECK(reorder_perm(A_in, opt->reorder, &s->total));
-    if (ctx && opt->precond != ATA_PC_NONE && opt->precond != ATA_PC_JACOBI && ata_csr_is_symmetric(A_in))
-        CHECK(layout_perm(s, A_in));
+    if (ctx && opt->precond != ATA_PC_NONE && opt->precond != ATA_PC_JACOBI && ata_csr_is_symmetric(A_in)) {
+        CHECK(layout_perm(s, A_in, &lower));
+        known = 1;
+    }
     if (s->total) CHECK(csr_permute_part(A_in, s->total, CSR_ALL, ctx ? ctx->pool : NULL, &s->A, NULL));
     else CHECK(ata_csr_copy(A_in, &s->A));
     s->analysis_s = res->analysis_s = clock_now() - t0;
@@ -315,7 +318,8 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
         fo.shift = opt->shift;
         fo.shift_amount = opt->shift_amount;
         fo.plan = opt->plan;
-        st = factor_core_setup(ctx, s->A, &fo, 1, 1, &s->pc);     /* s->A outlives s->pc */
+        const factor_hints h = { 1, known ? &lower : NULL };      /* s->A outlives s->pc */
+        st = factor_core_setup(ctx, s->A, &fo, 1, &h, &s->pc);
         if (s->pc) {
             s->analysis_s += s->pc->analysis_s;
             s->factor_s = s->pc->factor_s;
@@ -326,6 +330,7 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
         }
         if (st != ATA_OK) goto fail;
     }
+    dag_free(&lower);
     CHECK(krylov_init(&s->ops, ctx, s->A, s->pc));
     for (int k = 0; k < 6; k++) CHECK(krylov_alloc(&s->ops, &s->v[k]));
     if (s->total) {
@@ -339,6 +344,7 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
     *out = s;
     return ATA_OK;
 fail:
+    dag_free(&lower);
     ata_pcg_destroy(s);
     return st;
 }

@@ -20,6 +20,15 @@ void dag_free(dag *d)
     memset(d, 0, sizeof *d);
 }
 
+void dag_to_level_order(dag *d)
+{
+    for (int l = 0; l < d->nlevels; l++)
+        for (int k = d->level_ptr[l]; k < d->level_ptr[l + 1]; k++) {
+            d->level[k] = l;
+            d->level_rows[k] = k;
+        }
+}
+
 static int classify(const dag *d)
 {
     if (d->nlevels < DAG_PARALLEL_MAX_LEVELS) return DAG_PARALLEL;

@@ -45,6 +45,10 @@ static inline int dag_is_edge(ata_uplo uplo, int preds, int i, int j)
 ata_status dag_build(int n, const int *ptr, const int *idx, int preds,
                      ata_uplo uplo, dag *out);
 void dag_free(dag *d);
+/* d (built on A) becomes the DAG of P A P^T, P its own level order (new row
+ * k = level_rows[k]): the same levels, each now a block of consecutive rows
+ * (level_rows the identity). In place, no pass over the pattern. */
+void dag_to_level_order(dag *d);
 const char *dag_class_name(int cls);
 
 #endif

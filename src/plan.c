@@ -97,7 +97,7 @@ static ata_status init_dependency_state(ata_plan *p, int preds, ata_uplo uplo)
 }
 
 ata_status plan_analyse(ata_context *ctx, ata_csr *T, int pattern_borrowed, int kind,
-                        const ata_plan_options *opt, ata_plan **out)
+                        const ata_plan_options *opt, const dag *known, ata_plan **out)
 {
     double t0 = clock_now();
     ata_plan *p = calloc(1, sizeof *p);
@@ -118,21 +118,22 @@ ata_status plan_analyse(ata_context *ctx, ata_csr *T, int pattern_borrowed, int 
         if (!p->diag) { st = ata_fail(ATA_ERR_NOMEM, "plan: out of memory"); goto fail; }
         if ((st = ilu0_find_diag(T, p->diag)) != ATA_OK) goto fail;
     }
-    if ((st = dag_build(p->n, T->rowptr, T->col, preds, uplo, &d)) != ATA_OK) goto fail;
+    const dag *dp = known ? known : &d;
+    if (!known && (st = dag_build(p->n, T->rowptr, T->col, preds, uplo, &d)) != ATA_OK) goto fail;
     if ((st = choose_S(p, &S)) != ATA_OK) goto fail;
     /* vendor keeps a syncfree schedule only for the statistics. */
     ata_policy pol = opt->policy == ATA_POLICY_VENDOR ? ATA_POLICY_SYNCFREE : opt->policy;
-    if ((st = agg_build(&d, T->rowptr, T->col, preds, uplo, pol, S, ctx->capacity, &p->sched)) != ATA_OK)
+    if ((st = agg_build(dp, T->rowptr, T->col, preds, uplo, pol, S, ctx->capacity, &p->sched)) != ATA_OK)
         goto fail;
     if ((st = init_dependency_state(p, preds, uplo)) != ATA_OK) goto fail;
 
     ata_plan_info *in = &p->info;
     in->n = p->n;
     in->nnz = T->nnz;
-    in->levels = d.nlevels;
-    in->max_width = d.max_width;
-    in->m = d.m;
-    in->dag_class = dag_class_name(d.dag_class);
+    in->levels = dp->nlevels;
+    in->max_width = dp->max_width;
+    in->m = dp->m;
+    in->dag_class = dag_class_name(dp->dag_class);
     in->S = p->sched.S;
     in->atasks = p->sched.natasks;
     in->untracked = p->sched.untracked;
@@ -150,7 +151,7 @@ ata_status plan_analyse(ata_context *ctx, ata_csr *T, int pattern_borrowed, int 
                      + (size_t)p->sched.natasks;                       /* flags */
     /* (the backend's plan_upload adds what it keeps: cpu_exec_layout) */
     in->matrix_bytes = sizeof(int) * ((size_t)p->n + 1 + (size_t)T->nnz) + sizeof(double) * (size_t)T->nnz;
-    p->nlevels = d.nlevels;
+    p->nlevels = dp->nlevels;
     dag_free(&d);
     if ((st = ctx->ops->plan_upload(p)) != ATA_OK) goto fail;
     if (ctx->backend != ATA_BACKEND_CPU && kind == PLAN_SPTRSV) {

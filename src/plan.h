@@ -20,6 +20,7 @@
 #include "ata.h"
 #include "agg.h"
 #include "context.h"
+#include "dag.h"
 
 enum { PLAN_SPTRSV = 0, PLAN_ILU0 = 1 };
 
@@ -51,11 +52,12 @@ struct ata_plan {
 };
 
 /* Shared analysis for both kinds (called by the public plan constructors).
+ * known: T's DAG if the caller has it (borrowed; NULL: built here).
  * The plan owns T, or (pattern_borrowed) only T->val and the struct: T's
  * rowptr and col stay the caller's, alive and unchanged while the plan is
  * (PCG's ILU0 plan reads its operator's pattern in place). */
 ata_status plan_analyse(ata_context *ctx, ata_csr *T, int pattern_borrowed, int kind,
-                        const ata_plan_options *opt, ata_plan **out);
+                        const ata_plan_options *opt, const dag *known, ata_plan **out);
 /* A solve plan on the triangle (opt->uplo, opt->diag) of P F P^T (perm
  * NULL: of F), made without the copies of ata_sptrsv_plan_create, for
  * callers that hold the whole factored matrix (factor.c). map_out may be
@@ -63,9 +65,10 @@ ata_status plan_analyse(ata_context *ctx, ata_csr *T, int pattern_borrowed, int 
  * values sits in F->val, so
  * new values of F reach the plan by sptrsv_plan_values_mapped without a new
  * extraction. Same plan, same results as ata_sptrsv_plan_create on the
- * extracted triangle. */
+ * extracted triangle. known: the triangle's DAG, if the caller has it. */
 ata_status sptrsv_plan_create_mapped(ata_context *ctx, const ata_csr *F, const int *perm,
-                                     const ata_plan_options *opt, ata_plan **out, int **map_out);
+                                     const ata_plan_options *opt, const dag *known,
+                                     ata_plan **out, int **map_out);
 /* The map sptrsv_plan_create_mapped would give for plan p made from
  * (F, perm), made later (F->val may be NULL: the pattern is enough). */
 ata_status sptrsv_plan_value_map(const ata_plan *p, const ata_csr *F, const int *perm, int **map_out);

@@ -64,17 +64,18 @@ ata_status ata_sptrsv_plan_create(ata_context *ctx, const ata_csr *T,
     ATA_TRY(csr_check_structure(T, "sptrsv plan"));     /* a caller-filled CSR is not trusted */
     ata_csr *tri;
     ATA_TRY(plan_input(ctx, T, NULL, &o, "sptrsv plan", &tri, NULL));
-    return plan_analyse(ctx, tri, 0, PLAN_SPTRSV, &o, out);
+    return plan_analyse(ctx, tri, 0, PLAN_SPTRSV, &o, NULL, out);
 }
 
 ata_status sptrsv_plan_create_mapped(ata_context *ctx, const ata_csr *F, const int *perm,
-                                     const ata_plan_options *opt, ata_plan **out, int **map_out)
+                                     const ata_plan_options *opt, const dag *known,
+                                     ata_plan **out, int **map_out)
 {
     ata_plan_options o = *opt;
     ATA_TRY(check_plan_options(ctx, &o));
     ata_csr *tri;
     ATA_TRY(plan_input(ctx, F, perm, &o, "sptrsv plan", &tri, map_out));
-    ata_status st = plan_analyse(ctx, tri, 0, PLAN_SPTRSV, &o, out);   /* owns tri */
+    ata_status st = plan_analyse(ctx, tri, 0, PLAN_SPTRSV, &o, known, out);   /* owns tri */
     if (st != ATA_OK && map_out) { free(*map_out); *map_out = NULL; }
     return st;
 }
@@ -135,7 +136,7 @@ ata_status ata_spilu0(ata_context *ctx, const ata_csr *A,
     ata_csr *F;
     ATA_TRY(ata_csr_copy(A, &F));
     ata_plan *p;
-    ATA_TRY(plan_analyse(ctx, F, 0, PLAN_ILU0, &o, &p));   /* owns F from here */
+    ATA_TRY(plan_analyse(ctx, F, 0, PLAN_ILU0, &o, NULL, &p));   /* owns F from here */
     ata_status st = ctx->ops->ilu0(p);
     if (st == ATA_OK) st = ctx->ops->ilu0_values(p, p->T->val);
     if (st == ATA_OK) { *LU = p->T; p->T = NULL; }

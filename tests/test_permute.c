@@ -8,6 +8,7 @@
 #include "test_util.h"
 #include "context.h"
 #include "csr.h"
+#include "dag.h"
 #include "plan.h"
 
 /* n x n: a dense first row and column (longer than the insertion-sort
@@ -149,7 +150,7 @@ static void test_mapped_plans(void **state)
             o.traversal = c & 2 ? ATA_PUSH : ATA_PULL;
             ata_plan *pm, *pp;
             int *map;
-            TU_OK(sptrsv_plan_create_mapped(ctx, A, perm, &o, &pm, &map));
+            TU_OK(sptrsv_plan_create_mapped(ctx, A, perm, &o, NULL, &pm, &map));
             ata_csr *P;
             TU_OK(ata_csr_permute_sym(A, perm, &P));
             TU_OK(ata_sptrsv_plan_create(ctx, P, &o, &pp));
@@ -172,6 +173,60 @@ static void test_mapped_plans(void **state)
             ata_plan_destroy(pp);
         }
         free(perm);
+        ata_csr_free(A);
+    }
+    ata_context_destroy(ctx);
+}
+
+/* dag_to_level_order: A's lower DAG turned into that of A relabelled by its
+ * level order is the DAG built on the relabelled matrix, field by field;
+ * and the L plans PCG makes with it (every CPU policy, pull and push) are
+ * the plans made without it: the same schedule, solving bitwise alike. */
+static void test_known_dag(void **state)
+{
+    (void)state;
+    ata_context *ctx = tu_cpu_context(2);
+    const char *specs[] = { "lap3d:9", "circuit:4000", "lap2d:30x20,perm=4" };
+    for (int m = 0; m < 3; m++) {
+        ata_csr *A;
+        TU_OK(ata_gen_from_spec(specs[m], &A));
+        ata_csr *L = tu_level_ordered(A);
+        dag d, e;
+        TU_OK(dag_build(A->nrows, A->rowptr, A->col, 1, ATA_LOWER, &d));
+        dag_to_level_order(&d);
+        TU_OK(dag_build(L->nrows, L->rowptr, L->col, 1, ATA_LOWER, &e));
+        const int n = A->nrows;
+        assert_int_equal(d.n, e.n);
+        assert_int_equal(d.nlevels, e.nlevels);
+        assert_true(d.m == e.m && d.max_width == e.max_width && d.dag_class == e.dag_class);
+        assert_memory_equal(d.level, e.level, n * sizeof *d.level);
+        assert_memory_equal(d.level_ptr, e.level_ptr, (d.nlevels + 1) * sizeof *d.level_ptr);
+        assert_memory_equal(d.level_rows, e.level_rows, n * sizeof *d.level_rows);
+        for (int pol = 0; pol < ATA_POLICY_VENDOR; pol++)
+            for (int t = 0; t < 2; t++) {
+                ata_plan_options o = ata_plan_defaults();
+                o.policy = (ata_policy)pol;
+                o.S = 16;
+                o.uplo = ATA_LOWER;
+                o.diag = ATA_UNIT;
+                o.traversal = t ? ATA_PUSH : ATA_PULL;
+                ata_plan *pk, *pb;
+                TU_OK(sptrsv_plan_create_mapped(ctx, L, NULL, &o, &d, &pk, NULL));
+                TU_OK(sptrsv_plan_create_mapped(ctx, L, NULL, &o, NULL, &pb, NULL));
+                assert_int_equal(pk->sched.natasks, pb->sched.natasks);
+                assert_memory_equal(pk->sched.order, pb->sched.order, n * sizeof *pk->sched.order);
+                assert_memory_equal(pk->sched.atask_ptr, pb->sched.atask_ptr,
+                                    (pk->sched.natasks + 1) * sizeof *pk->sched.atask_ptr);
+                assert_memory_equal(pk->sched.flags, pb->sched.flags, pk->sched.natasks);
+                assert_true(pk->info.c == pb->info.c && pk->info.f == pb->info.f &&
+                            pk->info.barriers == pb->info.barriers && pk->info.levels == pb->info.levels);
+                solve_both(pk, pb, n, 11 + pol);
+                ata_plan_destroy(pk);
+                ata_plan_destroy(pb);
+            }
+        dag_free(&d);
+        dag_free(&e);
+        ata_csr_free(L);
         ata_csr_free(A);
     }
     ata_context_destroy(ctx);
@@ -227,6 +282,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_permute_matches_coo),
         cmocka_unit_test(test_mapped_plans),
+        cmocka_unit_test(test_known_dag),
         cmocka_unit_test(test_symmetry_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
