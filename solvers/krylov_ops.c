@@ -49,14 +49,14 @@ void krylov_free(krylov_ops *o, double *v)
 ata_status krylov_put(krylov_ops *o, double *dst, const double *src)
 {
     if (o->ctx) return o->ctx->ops->vec_upload(o->ctx, dst, src, (size_t)o->n);
-    memcpy(dst, src, (size_t)o->n * sizeof *dst);
+    if (dst != src) memcpy(dst, src, (size_t)o->n * sizeof *dst);
     return ATA_OK;
 }
 
 ata_status krylov_get(krylov_ops *o, double *dst, const double *src)
 {
     if (o->ctx) return o->ctx->ops->vec_download(o->ctx, dst, src, (size_t)o->n);
-    memcpy(dst, src, (size_t)o->n * sizeof *dst);
+    if (dst != src) memcpy(dst, src, (size_t)o->n * sizeof *dst);
     return ATA_OK;
 }
 

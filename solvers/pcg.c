@@ -99,7 +99,8 @@ struct ata_pcg_solver {
     factor_core *pc;        /* NULL: no preconditioner */
     krylov_ops ops;
     double *v[6];           /* b, x, r, z, p, q: backend vectors */
-    double *pb, *px;        /* caller's b and x in solve order */
+    double *pb, *px;        /* caller's b and x in solve order (GPU: host staging;
+                               on the host they go straight into v[0], v[1]) */
     double analysis_s, factor_s;
     int valid;              /* factors usable (the last update succeeded) */
 };
@@ -333,7 +334,7 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
     dag_free(&lower);
     CHECK(krylov_init(&s->ops, ctx, s->A, s->pc));
     for (int k = 0; k < 6; k++) CHECK(krylov_alloc(&s->ops, &s->v[k]));
-    if (s->total) {
+    if (s->total && ctx && ctx->backend != ATA_BACKEND_CPU) {
         s->pb = malloc((size_t)s->n * sizeof *s->pb);
         s->px = malloc((size_t)s->n * sizeof *s->px);
         if (!s->pb || !s->px) { st = ata_fail(ATA_ERR_NOMEM, "pcg: out of memory"); goto fail; }
@@ -407,10 +408,14 @@ ata_status ata_pcg_solve(ata_pcg_solver *s, const double *b_in, double *x_out, a
         const double *b = b_in;
         double *x = x_out;
         const int n = s->n;
-        if (s->total) {     /* solve (P A P^T)(P x) = P b, map x back: invisible to the caller */
-            for (int i = 0; i < n; i++) { s->pb[s->total[i]] = b_in[i]; s->px[s->total[i]] = x_out[i]; }
-            b = s->pb;
-            x = s->px;
+        /* solve (P A P^T)(P x) = P b, map x back: invisible to the caller.
+         * Host vectors take P b and P x in place (krylov_put/get then move
+         * nothing); a GPU's go through pb, px. */
+        double *pb = s->pb ? s->pb : s->v[0], *px = s->px ? s->px : s->v[1];
+        if (s->total) {
+            for (int i = 0; i < n; i++) { pb[s->total[i]] = b_in[i]; px[s->total[i]] = x_out[i]; }
+            b = pb;
+            x = px;
         }
         krylov_ops *o = &s->ops;
         o->t_L = o->t_U = o->t_spmv = o->t_vec = 0;
@@ -421,7 +426,10 @@ ata_status ata_pcg_solve(ata_pcg_solver *s, const double *b_in, double *x_out, a
         res->U_solve_s = o->t_U;
         res->spmv_s = o->t_spmv;
         res->vec_s = o->t_vec;
-        if (s->total) for (int i = 0; i < n; i++) x_out[i] = s->px[s->total[i]];
+        /* x as pcg_iterate left it for the caller: on success or "not
+         * converged" (else the caller's x0 stays, as without a relabelling) */
+        if (s->total && (s->px || st == ATA_OK || st == ATA_ERR_NOT_CONVERGED))
+            for (int i = 0; i < n; i++) x_out[i] = px[s->total[i]];
     }
     res->status = st;
     if (res == &dummy) ata_pcg_result_free(&dummy);

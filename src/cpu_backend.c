@@ -95,7 +95,7 @@ static void cpu_vec_free(ata_context *ctx, double *v) { (void)ctx; free(v); }
 static ata_status cpu_vec_copy(ata_context *ctx, double *dst, const double *src, size_t n)
 {
     (void)ctx;
-    memcpy(dst, src, n * sizeof *dst);
+    if (dst != src) memcpy(dst, src, n * sizeof *dst);     /* PCG's relabelled b and x are in place */
     return ATA_OK;
 }
 
