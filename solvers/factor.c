@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "clock.h"
+#include "cpu_pool.h"
 #include "csr.h"
 #include "dag.h"
 #include "error.h"
@@ -76,7 +77,7 @@ static ata_status numeric(factor_core *f, double s)
     } else {
         if (!dst->val && !(dst->val = malloc(((size_t)f->nnz + 1) * sizeof *dst->val)))
             return ata_fail(ATA_ERR_NOMEM, "factor: out of memory for %d values", f->nnz);
-        memcpy(dst->val, aval, (size_t)f->nnz * sizeof *dst->val);
+        cpu_pool_copy(f->ctx ? f->ctx->pool : NULL, dst->val, aval, (size_t)f->nnz);
     }
     if (s != 0)
         for (int i = 0; i < n; i++) {

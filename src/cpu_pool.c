@@ -308,6 +308,22 @@ int cpu_pool_run_sized(cpu_pool *pool, cpu_job_fn fn, void *arg, size_t elems)
     return m;
 }
 
+typedef struct { double *dst; const double *src; size_t n; } copy_job;
+
+static void copy_part(void *arg, int tid, int nt)
+{
+    const copy_job *c = arg;
+    const size_t lo = c->n * (size_t)tid / (size_t)nt, hi = c->n * ((size_t)tid + 1) / (size_t)nt;
+    memcpy(c->dst + lo, c->src + lo, (hi - lo) * sizeof *c->dst);
+}
+
+void cpu_pool_copy(cpu_pool *pool, double *dst, const double *src, size_t n)
+{
+    copy_job c = { dst, src, n };
+    if (pool) cpu_pool_run_sized(pool, copy_part, &c, n);
+    else copy_part(&c, 0, 1);
+}
+
 /* ---- barrier ---------------------------------------------------------- */
 
 void cpu_barrier_init(cpu_barrier *b, int n)

@@ -42,6 +42,10 @@ int cpu_pool_workers(const cpu_pool *pool);
  * workers that ran it. */
 #define CPU_POOL_INLINE_ELEMS 16384
 int cpu_pool_run_sized(cpu_pool *pool, cpu_job_fn fn, void *arg, size_t elems);
+/* memcpy shared by the workers (cpu_pool_run_sized on doubles): into fresh
+ * memory its page faults are shared too (measured here, 88 MB: 52 ms on 2
+ * workers against 71-100 ms on one). pool may be NULL (one thread). */
+void cpu_pool_copy(cpu_pool *pool, double *dst, const double *src, size_t n);
 /* Measured cost (seconds) of one empty cpu_pool_run at the time of the
  * first call (bounded to ~2 ms of measuring). */
 double cpu_pool_job_cost(cpu_pool *pool);
