@@ -123,6 +123,41 @@ static int pair_set_add(pair_set *h, uint64_t key)   /* 1: new, 0: seen, -1: no 
     return 1;
 }
 
+/* The edge scan of classify_edges, one copy per edge side (`below`: row i's
+ * edges are its entries j < i, else j > i; constant once inlined, so the
+ * side test costs one compare). lastb[a]: the last atask b a coarse edge
+ * of a row of atask a came from; consecutive coarse edges of an atask mostly
+ * repeat it (a row's predecessors lie in few atasks; in levelset all in the
+ * previous level), and a repeat is neither a new pair nor a new maxsrc, so
+ * only a change of b reaches the pair set. */
+static inline __attribute__((always_inline)) int
+scan_edges(agg_result *r, int n, const int *ptr, const int *idx, const int below,
+           const int *owner, int *maxsrc, int *lastb, pair_set *pairs)
+{
+    long long c = 0, f = 0;
+    unsigned char *flags = r->flags;
+    for (int i = 0; i < n; i++) {
+        const int a = owner[i];
+        for (int q = ptr[i]; q < ptr[i + 1]; q++) {
+            const int j = idx[q];
+            if (below ? j >= i : j <= i) continue;
+            const int b = owner[j];
+            if (b == a) { f++; flags[a] |= ATASK_TRACKED; continue; }
+            if (lastb[a] == b) continue;
+            lastb[a] = b;
+            int added = pair_set_add(pairs, (uint64_t)a << 32 | (uint32_t)b);
+            if (added < 0) return -1;
+            c += added;
+            /* Edge src -> dst: src is the earlier atask. */
+            int src = a < b ? a : b, dst = a < b ? b : a;
+            if (src > maxsrc[dst]) maxsrc[dst] = src;
+        }
+    }
+    r->c = c;
+    r->f = f;
+    return 0;
+}
+
 /* Tracking, c and f, and barriers, in one pass over the edges in row order
  * (the matrix read as a stream: visiting the rows atask by atask reads it
  * at random, the analysis's top cost for a natural-order ILU0 plan). */
@@ -132,37 +167,29 @@ static ata_status classify_edges(agg_result *r, int n, const int *ptr, const int
     const int p = r->natasks;
     int *owner = malloc(((size_t)n + 1) * sizeof *owner);
     int *maxsrc = malloc(((size_t)p + 1) * sizeof *maxsrc);
+    int *lastb = malloc(((size_t)p + 1) * sizeof *lastb);
     pair_set pairs = { NULL, 0, 0 };
-    if (!owner || !maxsrc) goto nomem;
+    if (!owner || !maxsrc || !lastb) goto nomem;
     for (int a = 0; a < p; a++) {
         maxsrc[a] = -1;
+        lastb[a] = -1;
         for (int k = r->atask_ptr[a]; k < r->atask_ptr[a + 1]; k++) owner[r->order[k]] = a;
     }
-    for (int i = 0; i < n; i++) {
-        const int a = owner[i];
-        for (int q = ptr[i]; q < ptr[i + 1]; q++) {
-            int j = idx[q];
-            if (!dag_is_edge(uplo, preds, i, j)) continue;
-            int b = owner[j];
-            if (b == a) { r->f++; r->flags[a] |= ATASK_TRACKED; continue; }
-            int added = pair_set_add(&pairs, (uint64_t)a << 32 | (uint32_t)b);
-            if (added < 0) goto nomem;
-            r->c += added;
-            /* Edge src -> dst: src is the earlier atask. */
-            int src = a < b ? a : b, dst = a < b ? b : a;
-            if (src > maxsrc[dst]) maxsrc[dst] = src;
-        }
-    }
+    /* dag_is_edge(uplo, preds, i, j) is j < i exactly when this holds. */
+    const int below = (uplo == ATA_LOWER) == (preds != 0);
+    int rc = below ? scan_edges(r, n, ptr, idx, 1, owner, maxsrc, lastb, &pairs)
+                   : scan_edges(r, n, ptr, idx, 0, owner, maxsrc, lastb, &pairs);
+    if (rc < 0) goto nomem;
     /* A barrier before b iff a coarse edge reaches b from the current
      * segment (atasks since the last barrier run concurrently). */
     int seg = 0;
     for (int b = 1; b < p; b++)
         if (maxsrc[b] >= seg) { r->flags[b] |= ATASK_BARRIER; seg = b; r->barriers++; }
     for (int a = 0; a < p; a++) r->untracked += !(r->flags[a] & ATASK_TRACKED);
-    free(owner); free(maxsrc); free(pairs.slot);
+    free(owner); free(maxsrc); free(lastb); free(pairs.slot);
     return ATA_OK;
 nomem:
-    free(owner); free(maxsrc); free(pairs.slot);
+    free(owner); free(maxsrc); free(lastb); free(pairs.slot);
     return ata_fail(ATA_ERR_NOMEM, "aggregation: out of memory (n = %d)", n);
 }
 
