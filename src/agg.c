@@ -192,6 +192,15 @@ static ata_status classify_edges(agg_result *r, const dag *d, int lorder, const 
     pair_set pairs = { NULL, 0, 0 };
     if (!maxsrc || !lastb) goto nomem;
     for (int a = 0; a < p; a++) maxsrc[a] = lastb[a] = -1;
+    if (p == 1) {
+        /* One atask (syncfree, a chunk or S of n or more): every edge is
+         * fine, and d->m counted them on this adjacency. */
+        r->f = d->m;
+        if (d->m) r->flags[0] |= ATASK_TRACKED;
+        r->untracked = !d->m;
+        free(maxsrc); free(lastb);
+        return ATA_OK;
+    }
     const int *lev = d->level, *map = NULL;
     if (lorder) {
         if (!(l2a = malloc(((size_t)d->nlevels + 1) * sizeof *l2a))) goto nomem;
