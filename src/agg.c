@@ -77,9 +77,9 @@ int agg_cut_greedy(const dag *d, ata_uplo uplo, int cap, int *order, int *aptr)
 int agg_cut_la(const dag *d, ata_uplo uplo, int S, int *order, int *aptr)
 {
     const int n = d->n, p = n ? (n + S - 1) / S : 0;
-    memset(aptr, 0, ((size_t)p + 1) * sizeof *aptr);
-    for (int k = 0; k < n; k++) aptr[k / S + 1]++;
-    for (int a = 0; a < p; a++) aptr[a + 1] += aptr[a];
+    /* Chunk a holds the S tasks t = a*S.. (the last one the rest). */
+    aptr[0] = 0;
+    for (int a = 0; a < p; a++) aptr[a + 1] = n - aptr[a] > S ? aptr[a] + S : n;
     int *cursor = malloc(((size_t)p + 1) * sizeof *cursor);
     if (!cursor) return -1;
     memcpy(cursor, aptr, ((size_t)p + 1) * sizeof *cursor);
