@@ -77,9 +77,9 @@ int agg_cut_greedy(const dag *d, ata_uplo uplo, int cap, int *order, int *aptr)
 int agg_cut_la(const dag *d, ata_uplo uplo, int S, int *order, int *aptr)
 {
     const int n = d->n, p = n ? (n + S - 1) / S : 0;
-    memset(aptr, 0, ((size_t)p + 1) * sizeof *aptr);
-    for (int k = 0; k < n; k++) aptr[k / S + 1]++;
-    for (int a = 0; a < p; a++) aptr[a + 1] += aptr[a];
+    /* Chunk a holds the S tasks t = a*S.. (the last one the rest). */
+    aptr[0] = 0;
+    for (int a = 0; a < p; a++) aptr[a + 1] = n - aptr[a] > S ? aptr[a] + S : n;
     int *cursor = malloc(((size_t)p + 1) * sizeof *cursor);
     if (!cursor) return -1;
     memcpy(cursor, aptr, ((size_t)p + 1) * sizeof *cursor);
@@ -123,66 +123,161 @@ static int pair_set_add(pair_set *h, uint64_t key)   /* 1: new, 0: seen, -1: no 
     return 1;
 }
 
-/* Tracking, c and f, and barriers, in one pass over the edges in row order
- * (the matrix read as a stream: visiting the rows atask by atask reads it
- * at random, the analysis's top cost for a natural-order ILU0 plan). */
-static ata_status classify_edges(agg_result *r, int n, const int *ptr, const int *idx,
-                                 int preds, ata_uplo uplo)
+/* The edge scan of classify_edges, one copy per edge side and owner map,
+ * both constant once inlined. `below`: row i's edges are its entries j < i,
+ * else j > i (one compare for dag_is_edge). The atask of row x is
+ * map[lev[x]] when `mapped`, else lev[x]. lastb[a]: the last atask b a
+ * coarse edge of a row of atask a came from; consecutive coarse edges of an
+ * atask mostly repeat it (a row's predecessors lie in few atasks; in
+ * levelset all in the previous level), and a repeat is neither a new pair
+ * nor a new maxsrc, so only a change of b reaches the pair set. */
+static inline __attribute__((always_inline)) int
+scan_edges(agg_result *r, int n, const int *ptr, const int *idx, const int below,
+           const int *lev, const int *map, const int mapped, int *maxsrc, int *lastb,
+           pair_set *pairs)
 {
-    const int p = r->natasks;
-    int *owner = malloc(((size_t)n + 1) * sizeof *owner);
-    int *maxsrc = malloc(((size_t)p + 1) * sizeof *maxsrc);
-    pair_set pairs = { NULL, 0, 0 };
-    if (!owner || !maxsrc) goto nomem;
-    for (int a = 0; a < p; a++) {
-        maxsrc[a] = -1;
-        for (int k = r->atask_ptr[a]; k < r->atask_ptr[a + 1]; k++) owner[r->order[k]] = a;
-    }
+    long long c = 0, f = 0;
+    unsigned char *flags = r->flags;
     for (int i = 0; i < n; i++) {
-        const int a = owner[i];
-        for (int q = ptr[i]; q < ptr[i + 1]; q++) {
-            int j = idx[q];
-            if (!dag_is_edge(uplo, preds, i, j)) continue;
-            int b = owner[j];
-            if (b == a) { r->f++; r->flags[a] |= ATASK_TRACKED; continue; }
-            int added = pair_set_add(&pairs, (uint64_t)a << 32 | (uint32_t)b);
-            if (added < 0) goto nomem;
-            r->c += added;
+        const int a = mapped ? map[lev[i]] : lev[i];
+        const int qe = ptr[i + 1];
+        int fine = 0;
+        for (int q = ptr[i]; q < qe; q++) {
+            const int j = idx[q];
+            if (below ? j >= i : j <= i) continue;
+            const int b = mapped ? map[lev[j]] : lev[j];
+            if (b == a) { fine++; continue; }
+            if (lastb[a] == b) continue;
+            lastb[a] = b;
+            int added = pair_set_add(pairs, (uint64_t)a << 32 | (uint32_t)b);
+            if (added < 0) return -1;
+            c += added;
             /* Edge src -> dst: src is the earlier atask. */
             int src = a < b ? a : b, dst = a < b ? b : a;
             if (src > maxsrc[dst]) maxsrc[dst] = src;
         }
+        if (fine) { f += fine; flags[a] |= ATASK_TRACKED; }
     }
+    r->c = c;
+    r->f = f;
+    return 0;
+}
+
+/* When `order` is the level order and no level straddles two atasks, the
+ * atask of a row is a function of its level: fill l2a (nlevels) and return
+ * 1 (no n-sized owner array to fill), else 0. */
+static int level_atasks(const agg_result *r, const dag *d, int *l2a)
+{
+    int a = 0;
+    for (int l = 0; l < d->nlevels; l++) {
+        const int lo = d->level_ptr[l], hi = d->level_ptr[l + 1];
+        while (a < r->natasks && r->atask_ptr[a + 1] <= lo) a++;
+        if (a == r->natasks || hi > r->atask_ptr[a + 1]) return 0;
+        l2a[l] = a;
+    }
+    return 1;
+}
+
+/* Tracking, c and f, and barriers, in one pass over the edges in row order
+ * (the matrix read as a stream: visiting the rows atask by atask reads it
+ * at random, the analysis's top cost for a natural-order ILU0 plan).
+ * `lorder`: r->order is d->level_rows. */
+static ata_status classify_edges(agg_result *r, const dag *d, int lorder, const int *ptr,
+                                 const int *idx, int preds, ata_uplo uplo)
+{
+    const int n = d->n, p = r->natasks;
+    int *owner = NULL, *l2a = NULL;
+    int *maxsrc = malloc(((size_t)p + 1) * sizeof *maxsrc);
+    int *lastb = malloc(((size_t)p + 1) * sizeof *lastb);
+    pair_set pairs = { NULL, 0, 0 };
+    if (!maxsrc || !lastb) goto nomem;
+    for (int a = 0; a < p; a++) maxsrc[a] = lastb[a] = -1;
+    if (p == 1) {
+        /* One atask (syncfree, a chunk or S of n or more): every edge is
+         * fine, and d->m counted them on this adjacency. */
+        r->f = d->m;
+        if (d->m) r->flags[0] |= ATASK_TRACKED;
+        r->untracked = !d->m;
+        free(maxsrc); free(lastb);
+        return ATA_OK;
+    }
+    const int *lev = d->level, *map = NULL;
+    if (lorder) {
+        if (!(l2a = malloc(((size_t)d->nlevels + 1) * sizeof *l2a))) goto nomem;
+        if (!level_atasks(r, d, l2a)) lorder = 0;
+        /* levelset: the atask is the level itself. */
+        else if (p != d->nlevels) map = l2a;
+    }
+    if (!lorder) {
+        if (!(owner = malloc(((size_t)n + 1) * sizeof *owner))) goto nomem;
+        for (int a = 0; a < p; a++)
+            for (int k = r->atask_ptr[a]; k < r->atask_ptr[a + 1]; k++) owner[r->order[k]] = a;
+        lev = owner;
+    }
+    /* dag_is_edge(uplo, preds, i, j) is j < i exactly when this holds. */
+    const int below = (uplo == ATA_LOWER) == (preds != 0);
+    int rc;
+    if (map)
+        rc = below ? scan_edges(r, n, ptr, idx, 1, lev, map, 1, maxsrc, lastb, &pairs)
+                   : scan_edges(r, n, ptr, idx, 0, lev, map, 1, maxsrc, lastb, &pairs);
+    else
+        rc = below ? scan_edges(r, n, ptr, idx, 1, lev, NULL, 0, maxsrc, lastb, &pairs)
+                   : scan_edges(r, n, ptr, idx, 0, lev, NULL, 0, maxsrc, lastb, &pairs);
+    if (rc < 0) goto nomem;
     /* A barrier before b iff a coarse edge reaches b from the current
      * segment (atasks since the last barrier run concurrently). */
     int seg = 0;
     for (int b = 1; b < p; b++)
         if (maxsrc[b] >= seg) { r->flags[b] |= ATASK_BARRIER; seg = b; r->barriers++; }
     for (int a = 0; a < p; a++) r->untracked += !(r->flags[a] & ATASK_TRACKED);
-    free(owner); free(maxsrc); free(pairs.slot);
+    free(owner); free(l2a); free(maxsrc); free(lastb); free(pairs.slot);
     return ATA_OK;
 nomem:
-    free(owner); free(maxsrc); free(pairs.slot);
+    free(owner); free(l2a); free(maxsrc); free(lastb); free(pairs.slot);
     return ata_fail(ATA_ERR_NOMEM, "aggregation: out of memory (n = %d)", n);
 }
 
-/* Runs: a new one at every atask start and every change of level. */
-static ata_status build_runs(agg_result *r, const dag *d)
+/* Runs: a new one at every atask start and every change of level. In the
+ * level order (`lorder`) the level changes at the level_ptr cut points, so
+ * the runs are the merged cut points of atasks and levels, read from no
+ * n-sized array; otherwise one pass over the order (room for n runs,
+ * trimmed: only what is written is touched). */
+static ata_status build_runs(agg_result *r, const dag *d, int lorder)
 {
-    const int n = d->n;
-    int count = 0;
-    for (int a = 0, k = 0; a < r->natasks; a++)
-        for (k = r->atask_ptr[a]; k < r->atask_ptr[a + 1]; k++)
-            count += k == r->atask_ptr[a] || d->level[r->order[k]] != d->level[r->order[k - 1]];
-    r->run_ptr = malloc(((size_t)count + 1) * sizeof *r->run_ptr);
-    if (!r->run_ptr) return ata_fail(ATA_ERR_NOMEM, "aggregation: out of memory (n = %d)", n);
-    r->nruns = 0;
-    for (int a = 0; a < r->natasks; a++)
-        for (int k = r->atask_ptr[a]; k < r->atask_ptr[a + 1]; k++)
-            if (k == r->atask_ptr[a] || d->level[r->order[k]] != d->level[r->order[k - 1]])
-                r->run_ptr[r->nruns++] = k;
-    r->run_ptr[r->nruns] = n;
+    const int n = d->n, p = r->natasks;
+    const size_t room = lorder ? (size_t)p + d->nlevels + 1 : (size_t)n + 1;
+    int *run = malloc(room * sizeof *run), nr = 0;
+    if (!run) return ata_fail(ATA_ERR_NOMEM, "aggregation: out of memory (n = %d)", n);
+    if (lorder) {
+        /* Cut points below n (an empty last atask starts no run), each once. */
+        int a = 0, l = 0;
+        for (;;) {
+            int x = a < p && r->atask_ptr[a] < n ? r->atask_ptr[a] : n;
+            int y = l < d->nlevels && d->level_ptr[l] < n ? d->level_ptr[l] : n;
+            int v = x < y ? x : y;
+            if (v >= n) break;
+            if (!nr || run[nr - 1] != v) run[nr++] = v;
+            a += x == v;
+            l += y == v;
+        }
+    } else {
+        for (int a = 0; a < p; a++)
+            for (int k = r->atask_ptr[a]; k < r->atask_ptr[a + 1]; k++)
+                if (k == r->atask_ptr[a] || d->level[r->order[k]] != d->level[r->order[k - 1]])
+                    run[nr++] = k;
+    }
+    run[nr] = n;
+    int *trim = realloc(run, ((size_t)nr + 1) * sizeof *trim);
+    r->run_ptr = trim ? trim : run;
+    r->nruns = nr;
     return ATA_OK;
+}
+
+/* The builders whose order is the level order (d->level_rows). */
+static int builds_level_order(policy_builder b)
+{
+    return b == agg_cut_levelset || b == agg_cut_syncfree || b == agg_cut_ca ||
+           b == agg_cut_greedy;
 }
 
 ata_status agg_build(const dag *d, const int *ptr, const int *idx, int preds,
@@ -206,8 +301,9 @@ ata_status agg_build(const dag *d, const int *ptr, const int *idx, int preds,
     if (trim) out->atask_ptr = trim;
     out->flags = calloc((size_t)out->natasks + 1, 1);
     if (!out->flags) goto nomem;
-    ata_status st = classify_edges(out, n, ptr, idx, preds, uplo);
-    if (st == ATA_OK) st = build_runs(out, d);
+    const int lorder = builds_level_order(pd->build);
+    ata_status st = classify_edges(out, d, lorder, ptr, idx, preds, uplo);
+    if (st == ATA_OK) st = build_runs(out, d, lorder);
     if (st != ATA_OK) agg_free(out);
     return st;
 nomem:
