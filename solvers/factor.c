@@ -38,6 +38,7 @@ static const char *type_name(const factor_core *f)
 static const double *pivot_values(const factor_core *f, const ata_csr **M, const int **dpos)
 {
     if (f->opt.type == ATA_PC_JACOBI) { *M = f->D; *dpos = NULL; return f->D->val; }
+    if (f->Us) { *M = f->Us; *dpos = f->Us->rowptr; return f->Us->val; }   /* diagonal first */
     *M = f->ctx ? f->fp->T : f->LU;
     *dpos = f->dpos;
     return (*M)->val;
@@ -61,8 +62,75 @@ static int first_bad_pivot(const factor_core *f, int positive)
     return -1;
 }
 
+/* ILU0 on the CPU backend keeps the factors split (f->Ls, f->Us), as the
+ * L and U solve plans read them, and factors in place there: row i of A is
+ * row i of L followed by row i of U, so A's row i starts at Lp[i] + Up[i].
+ * Against factoring a copy of A and splitting the factors into the plans
+ * after, this spares a fresh copy of A's values (56 MB at lap3d:100) and
+ * two extraction passes; the arithmetic is the same (ilu0_row_split). */
+static int uses_split(const ata_context *ctx, const ata_factor_options *o)
+{
+    return ctx && ctx->backend == ATA_BACKEND_CPU && o->type == ATA_PC_ILU0;
+}
+
+typedef struct {
+    const int *Aj;          /* A's columns to split, or */
+    const double *val;      /* A's values to split */
+    ata_csr *L, *U;
+} split_job;
+
+/* Workers' rows, balanced by U's entries (every row has one); each writes
+ * its rows' L and U parts, so the first touch of fresh arrays is shared. */
+static void split_rows(void *arg, int tid, int nt)
+{
+    const split_job *J = arg;
+    const int *Lp = J->L->rowptr, *Up = J->U->rowptr;
+    int r0, r1;
+    csr_share_rows(Up, J->U->nrows, tid, nt, &r0, &r1);
+    if (J->Aj) {
+        int *restrict Lj = J->L->col, *restrict Uj = J->U->col;
+        for (int i = r0; i < r1; i++) {
+            const int *a = J->Aj + Lp[i] + Up[i], nl = Lp[i + 1] - Lp[i], nu = Up[i + 1] - Up[i];
+            for (int q = 0; q < nl; q++) Lj[Lp[i] + q] = a[q];
+            for (int q = 0; q < nu; q++) Uj[Up[i] + q] = a[nl + q];
+        }
+        return;
+    }
+    double *restrict Lx = J->L->val, *restrict Ux = J->U->val;
+    for (int i = r0; i < r1; i++) {
+        const double *a = J->val + Lp[i] + Up[i];
+        const int nl = Lp[i + 1] - Lp[i], nu = Up[i + 1] - Up[i];
+        for (int q = 0; q < nl; q++) Lx[Lp[i] + q] = a[q];
+        for (int q = 0; q < nu; q++) Ux[Up[i] + q] = a[nl + q];
+    }
+}
+
+static void split_run(const factor_core *f, const int *Aj, const double *val)
+{
+    split_job J = { Aj, val, f->Ls, f->Us };
+    cpu_pool_run_sized(f->ctx->pool, split_rows, &J, (size_t)f->nnz);
+}
+
+/* L's and U's patterns from A's (f->dpos: A's diagonals); values unset. */
+static ata_status split_pattern(factor_core *f, const ata_csr *A)
+{
+    const int n = A->nrows, *Ap = A->rowptr;
+    int lower = 0;
+    for (int i = 0; i < n; i++) lower += f->dpos[i] - Ap[i];
+    ATA_TRY(ata_csr_alloc(n, n, lower, &f->Ls));
+    ATA_TRY(ata_csr_alloc(n, n, A->nnz - lower, &f->Us));
+    int *Lp = f->Ls->rowptr, *Up = f->Us->rowptr;
+    Lp[0] = Up[0] = 0;
+    for (int i = 0; i < n; i++) {
+        Lp[i + 1] = Lp[i] + (f->dpos[i] - Ap[i]);
+        Up[i + 1] = Up[i] + (Ap[i + 1] - f->dpos[i]);
+    }
+    split_run(f, A->col, NULL);
+    return ATA_OK;
+}
+
 /* Factor (or, for Jacobi, take the diagonal of) A + shift; the values land in
- * fp->T / LU / D. ZERO_PIVOT is not an error here: the caller scans. */
+ * fp->T / Ls and Us / LU / D. ZERO_PIVOT is not an error here: the caller scans. */
 static ata_status numeric(factor_core *f, double s)
 {
     const double *aval = f->aval;
@@ -74,6 +142,8 @@ static ata_status numeric(factor_core *f, double s)
     ata_csr *dst = f->opt.type == ATA_PC_JACOBI ? f->D : f->ctx ? f->fp->T : f->LU;
     if (f->opt.type == ATA_PC_JACOBI) {
         for (int i = 0; i < n; i++) dst->val[i] = aval[f->dpos[i]];
+    } else if (f->Us) {
+        split_run(f, NULL, aval);
     } else {
         if (!dst->val && !(dst->val = malloc(((size_t)f->nnz + 1) * sizeof *dst->val)))
             return ata_fail(ATA_ERR_NOMEM, "factor: out of memory for %d values", f->nnz);
@@ -81,13 +151,16 @@ static ata_status numeric(factor_core *f, double s)
     }
     if (s != 0)
         for (int i = 0; i < n; i++) {
-            double *d = &dst->val[f->opt.type == ATA_PC_JACOBI ? i : f->dpos[i]];
+            double *d = f->Us ? &f->Us->val[f->Us->rowptr[i]]
+                              : &dst->val[f->opt.type == ATA_PC_JACOBI ? i : f->dpos[i]];
             *d += pd ? (*d != 0 ? s * fabs(*d) : s * dmax) : s;
         }
     if (f->opt.type == ATA_PC_JACOBI) return ATA_OK;   /* the plan takes D's values in propagate() */
     ata_status st;
     if (!f->ctx) {
         st = ata_ref_ilu0(f->LU);
+    } else if (f->Us) {
+        st = f->ctx->ops->ilu0(f->fp);      /* in place, on the host */
     } else {
         const ata_backend_ops *ops = f->ctx->ops;
         ATA_TRY(ops->plan_values(f->fp, f->fp->T->val));
@@ -174,10 +247,55 @@ static ata_status propagate_mapped(factor_core *f)
     return ATA_OK;
 }
 
+/* Split factors: the solve plans are made on Ls and Us themselves (pull),
+ * or on copies (push: CSC; or a CPU layout that stages): those take new
+ * factors through maps (made at the first refactor); the others read them
+ * in place. */
+static ata_status split_plan(factor_core *f, ata_csr *F, ata_plan_options *o, const dag *known,
+                             const ata_plan *like, ata_plan **out)
+{
+    if (o->traversal == ATA_PULL) return sptrsv_plan_create_borrowed(f->ctx, F, o, known, like, out);
+    return sptrsv_plan_create_mapped(f->ctx, F, NULL, o, known, out, NULL);
+}
+
+static ata_status split_refresh(ata_plan *p, const ata_csr *F, int **map)
+{
+    if (p->T == F) return ATA_OK;
+    if (!*map) {
+        ata_csr view = *F;
+        view.val = NULL;
+        ATA_TRY(sptrsv_plan_value_map(p, &view, NULL, map));
+    }
+    double *scratch = malloc(((size_t)p->info.nnz + 1) * sizeof *scratch);
+    if (!scratch) return ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
+    ata_status st = sptrsv_plan_values_mapped(p, F->val, *map, scratch);
+    free(scratch);
+    return st;
+}
+
+static ata_status propagate_split(factor_core *f)
+{
+    if (f->Lp) {
+        ATA_TRY(split_refresh(f->Lp, f->Ls, &f->Lmap));
+        return split_refresh(f->Up, f->Us, &f->Umap);
+    }
+    double t0 = clock_now();
+    ata_plan_options lo = f->opt.plan, uo = f->opt.plan;
+    lo.uplo = ATA_LOWER;
+    lo.diag = ATA_UNIT;
+    uo.uplo = ATA_UPPER;
+    uo.diag = ATA_NON_UNIT;
+    ATA_TRY(split_plan(f, f->Ls, &lo, f->lower, f->fp, &f->Lp));   /* the ILU0 plan's DAG and schedule */
+    ATA_TRY(split_plan(f, f->Us, &uo, NULL, NULL, &f->Up));
+    f->analysis_s += clock_now() - t0;
+    return ATA_OK;
+}
+
 /* After a good factorisation: IC0, and the solve plans (made on the first
  * call, given new values after). */
 static ata_status propagate(factor_core *f)
 {
+    if (f->Us) return propagate_split(f);
     if (f->ctx && f->opt.type == ATA_PC_ILU0) return propagate_mapped(f);
     if (f->opt.type == ATA_PC_IC0) {
         ata_csr_free(f->C);
@@ -323,6 +441,11 @@ ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_facto
         }
     } else if (!ctx) {
         CHECK(ata_csr_copy(A, &f->LU));
+    } else if (uses_split(ctx, opt)) {
+        ata_plan_options po = opt->plan;
+        po.uplo = ATA_LOWER; po.diag = ATA_NON_UNIT; po.traversal = ATA_PULL;
+        CHECK(split_pattern(f, A));
+        CHECK(plan_analyse_ilu0_split(ctx, f->Ls, f->Us, &po, hints->lower, &f->fp));
     } else {
         ata_plan_options po = opt->plan;
         po.uplo = ATA_LOWER; po.diag = ATA_NON_UNIT; po.traversal = ATA_PULL;
@@ -341,7 +464,7 @@ ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_facto
         } else {
             CHECK(ata_csr_copy(A, &T));
         }
-        CHECK(plan_analyse(ctx, T, hints->borrow_pattern, PLAN_ILU0, &po, hints->lower, &f->fp));   /* owns T (or its values) */
+        CHECK(plan_analyse(ctx, T, hints->borrow_pattern ? PLAN_T_PATTERN : PLAN_T_OWNED, PLAN_ILU0, &po, hints->lower, NULL, &f->fp));   /* owns T (or its values) */
     }
     if (ctx) CHECK(ctx->ops->vec_alloc(ctx, (size_t)n, &f->tmp));
     else if (!(f->tmp = calloc((size_t)n + 1, sizeof *f->tmp))) {
@@ -417,6 +540,8 @@ void factor_core_free(factor_core *f)
     ata_plan_destroy(f->Lp);
     ata_plan_destroy(f->Up);
     plan_free(f->fp);
+    ata_csr_free(f->Ls);    /* after the plans that borrow them */
+    ata_csr_free(f->Us);
     ata_csr_free(f->LU);
     ata_csr_free(f->C);
     ata_csr_free(f->Ct);

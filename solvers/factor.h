@@ -19,7 +19,12 @@ typedef struct factor_core {
     const dag *lower;       /* factor_hints' DAG, during setup only */
     int nnz;
     int *dpos;              /* position of each row's diagonal in A */
-    ata_plan *fp;           /* runtime ILU0 plan; its T holds the factors */
+    ata_plan *fp;           /* runtime ILU0 plan; its T holds the factors,
+                               unless split */
+    ata_csr *Ls, *Us;       /* split (ILU0 on the CPU backend): the factors as
+                               the solve plans hold them, L strictly lower, U
+                               diagonal first; factored in place, the plans
+                               read them there (factor.c, split_pattern) */
     ata_csr *LU;            /* reference: the factors */
     ata_csr *C, *Ct;        /* IC0: C = L D^{1/2} and C^T */
     ata_csr *D;             /* Jacobi: diag(A) as a triangle */

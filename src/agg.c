@@ -17,6 +17,24 @@ void agg_free(agg_result *a)
     memset(a, 0, sizeof *a);
 }
 
+ata_status agg_copy(const agg_result *src, int n, agg_result *dst)
+{
+    *dst = *src;
+    dst->order = malloc(((size_t)n + 1) * sizeof *dst->order);
+    dst->atask_ptr = malloc(((size_t)src->natasks + 1) * sizeof *dst->atask_ptr);
+    dst->flags = malloc((size_t)src->natasks + 1);
+    dst->run_ptr = malloc(((size_t)src->nruns + 1) * sizeof *dst->run_ptr);
+    if (!dst->order || !dst->atask_ptr || !dst->flags || !dst->run_ptr) {
+        agg_free(dst);
+        return ata_fail(ATA_ERR_NOMEM, "aggregation: out of memory (n = %d)", n);
+    }
+    memcpy(dst->order, src->order, (size_t)n * sizeof *dst->order);
+    memcpy(dst->atask_ptr, src->atask_ptr, ((size_t)src->natasks + 1) * sizeof *dst->atask_ptr);
+    memcpy(dst->flags, src->flags, (size_t)src->natasks + 1);
+    memcpy(dst->run_ptr, src->run_ptr, ((size_t)src->nruns + 1) * sizeof *dst->run_ptr);
+    return ATA_OK;
+}
+
 /* Builders (policy.h): cut points over the level order, or (la) an order of
  * their own. Each returns the adaptive-task count; the table in policy.c
  * says which policy uses which. */
@@ -289,6 +307,7 @@ ata_status agg_build(const dag *d, const int *ptr, const int *idx, int preds,
     const policy_desc *pd = policy_get(policy);
     if (!pd) return ata_fail(ATA_ERR_ARG, "aggregation: unknown policy %d", (int)policy);
     if (S < 1) S = 1;
+    out->S_in = S;
     if (capacity < S) capacity = S;
     out->S = pd->flags & POLICY_CAPACITY ? capacity : S;
     out->order = malloc(((size_t)n + 1) * sizeof *out->order);

@@ -31,6 +31,7 @@ typedef struct {
     int untracked;          /* atasks without ATASK_TRACKED */
     int barriers;           /* atasks with ATASK_BARRIER */
     int S;
+    int S_in;               /* the S agg_build was given (S is the policy's) */
 } agg_result;
 
 /* `capacity` is the greedy policy's chunk (resident tasks of the backend). */
@@ -39,6 +40,9 @@ ata_status agg_build(const dag *d, const int *ptr, const int *idx, int preds,
                      ata_uplo uplo, ata_policy policy, int S, int capacity,
                      agg_result *out);
 void agg_free(agg_result *a);
+/* dst = a copy of src (n tasks): the schedule agg_build would make again on
+ * the same DAG, adjacency, policy and S. */
+ata_status agg_copy(const agg_result *src, int n, agg_result *dst);
 /* The policies' builders (policy.h's policy_builder; policy.c's table). */
 int agg_cut_levelset(const dag *d, ata_uplo uplo, int size, int *order, int *aptr);
 int agg_cut_syncfree(const dag *d, ata_uplo uplo, int size, int *order, int *aptr);

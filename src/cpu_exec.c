@@ -345,15 +345,20 @@ static int run_push_col(exec_job *J, int k, int j, int tracked)
     return 0;
 }
 
+/* Row i of ILU0 on the whole A (T, diag), or on split factors (T strictly
+ * lower, Tu: plan.h), once its predecessors (the lower part) are final. */
 static int run_ilu0_row(exec_job *J, int i, int tracked, int *work)
 {
     const ata_plan *p = J->p;
-    const int *Ap = p->T->rowptr, *Aj = p->T->col;
+    const ata_csr *U = p->Tu;
+    const int *Ap = p->T->rowptr, *Aj = p->T->col, lower_end = U ? Ap[i + 1] : p->diag[i];
     atomic_uint *done = (atomic_uint *)p->done;
     if (tracked)
-        for (int q = Ap[i]; q < p->diag[i]; q++)
+        for (int q = Ap[i]; q < lower_end; q++)
             if (wait_u32(J, &done[Aj[q]], J->epoch, i, Aj[q])) return -1;
-    if (ilu0_row(Ap, Aj, J->x, p->diag, work, i)) note_bad_row(J, i);
+    const int bad = U ? ilu0_row_split(Ap, Aj, J->x, U->rowptr, U->col, U->val, work, i)
+                      : ilu0_row(Ap, Aj, J->x, p->diag, work, i);
+    if (bad) note_bad_row(J, i);
     atomic_store_explicit(&done[i], J->epoch, memory_order_release);
     return 0;
 }
@@ -449,7 +454,7 @@ static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *
     if (bad == p->n) return ATA_OK;
     if (mode != EXEC_ILU0 && p->opt.uplo == ATA_UPPER) bad = p->n - 1 - bad;
     if (mode == EXEC_ILU0)
-        return ilu0_pivot_fail(bad, x[p->diag[bad]]);
+        return ilu0_pivot_fail(bad, p->Tu ? p->Tu->val[p->Tu->rowptr[bad]] : x[p->diag[bad]]);
     if (nrhs > 1)   /* the first row with a non-finite value in any column */
         for (int c = 0; c < nrhs; c++)
             if (!isfinite(x[bad + (size_t)c * ldx]))
@@ -542,8 +547,9 @@ ata_status cpu_exec_layout(ata_plan *p)
         p->xpos = pos;
         p->info.plan_bytes += sizeof(int) * (size_t)n;
     }
-    ata_csr_free(p->T);
+    if (p->T_borrowed == PLAN_T_OWNED) ata_csr_free(p->T);   /* else it stays its owner's */
     p->T = S;
+    p->T_borrowed = PLAN_T_OWNED;
     return ATA_OK;
 }
 

@@ -23,5 +23,9 @@ enum { CSR_ALL = 0, CSR_LOWER, CSR_STRICT_LOWER, CSR_UPPER, CSR_STRICT_UPPER };
 typedef struct cpu_pool cpu_pool;
 ata_status csr_permute_part(const ata_csr *A, const int *perm, int part, cpu_pool *pool,
                             ata_csr **out, int **map_out);
+/* Worker tid's rows [*r0, *r1) of n rows with row pointers Ap: the rows
+ * whose entries start in its share of nnz (a pass over them is balanced by
+ * entries, not rows). */
+void csr_share_rows(const int *Ap, int n, int tid, int nt, int *r0, int *r1);
 
 #endif

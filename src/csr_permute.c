@@ -90,8 +90,7 @@ typedef struct {
     atomic_int failed;      /* a long row's sort found no memory */
 } permute_job;
 
-/* Rows of A whose entries start in worker tid's share of nnz. */
-static void share_rows(const int *Ap, int n, int tid, int nt, int *r0, int *r1)
+void csr_share_rows(const int *Ap, int n, int tid, int nt, int *r0, int *r1)
 {
     const long long nnz = Ap[n];
     int b[2];
@@ -112,7 +111,7 @@ static void permute_rows(void *arg, int tid, int nt)
     const int n = A->nrows, *restrict Ap = A->rowptr, *restrict Aj = A->col, *perm = J->perm;
     int *restrict Bp = J->B->rowptr;
     int i0, i1;
-    share_rows(Ap, n, tid, nt, &i0, &i1);
+    csr_share_rows(Ap, n, tid, nt, &i0, &i1);
     if (J->phase == 0) {
         for (int i = i0; i < i1; i++) {
             const int r = perm ? perm[i] : i;

@@ -59,4 +59,44 @@ static inline int ilu0_row(const int *Ap, const int *Aj, double *Ax,
     return !(u != 0 && u - u == 0);
 }
 
+/* The same row on the factors kept split, as the solve plans hold them
+ * (PCG on the CPU backend factors in place there): L (Lp, Lj, Lx) the
+ * strictly lower part, U (Up, Uj, Ux) the diagonal first, then the upper
+ * part. Row i of A is row i of L followed by row i of U, so the operations
+ * and their order are ilu0_row's: bitwise its result. work[j] holds a
+ * position in L (>= 0) or -2 - a position in U. */
+static inline int ilu0_row_split(const int *Lp, const int *Lj, double *Lx,
+                                 const int *Up, const int *Uj, double *Ux, int *work, int i)
+{
+    const int llo = Lp[i], lhi = Lp[i + 1], ulo = Up[i], uhi = Up[i + 1];
+    for (int p = llo; p < lhi; p++) work[Lj[p]] = p;
+    for (int q = ulo; q < uhi; q++) work[Uj[q]] = -2 - q;
+    for (int p = llo; p < lhi; p++) {
+        const int k = Lj[p], kq = Up[k] + 1, khi = Up[k + 1];
+        const double lik = Lx[p] / Ux[Up[k]];
+        Lx[p] = lik;
+        if ((long long)(lhi - p - 1 + uhi - ulo) * 16 < khi - kq) {
+            int from = kq;
+            for (int w = p + 1; w < lhi && from < khi; w++) {
+                const int q = ilu0_bisect(Uj, &from, khi, Lj[w]);
+                if (q >= 0) Lx[w] -= lik * Ux[q];
+            }
+            for (int w = ulo; w < uhi && from < khi; w++) {
+                const int q = ilu0_bisect(Uj, &from, khi, Uj[w]);
+                if (q >= 0) Ux[w] -= lik * Ux[q];
+            }
+            continue;
+        }
+        for (int q = kq; q < khi; q++) {
+            const int w = work[Uj[q]];
+            if (w >= 0) Lx[w] -= lik * Ux[q];
+            else if (w < -1) Ux[-2 - w] -= lik * Ux[q];
+        }
+    }
+    for (int p = llo; p < lhi; p++) work[Lj[p]] = -1;
+    for (int q = ulo; q < uhi; q++) work[Uj[q]] = -1;
+    const double u = Ux[ulo];
+    return !(u != 0 && u - u == 0);
+}
+
 #endif

@@ -26,11 +26,11 @@ uint32_t plan_next_epoch(ata_plan *p)
     return ++p->epoch;
 }
 
-/* The plan's part of T: all of it, or the values only. */
+/* The plan's part of T: all of it, the values only, or nothing. */
 static void free_T(ata_csr *T, int borrowed)
 {
-    if (!T) return;
-    if (!borrowed) { ata_csr_free(T); return; }
+    if (!T || borrowed == PLAN_T_BORROWED) return;
+    if (borrowed == PLAN_T_OWNED) { ata_csr_free(T); return; }
     free(T->val);
     free(T);
 }
@@ -96,24 +96,25 @@ static ata_status init_dependency_state(ata_plan *p, int preds, ata_uplo uplo)
     return ATA_OK;
 }
 
-ata_status plan_analyse(ata_context *ctx, ata_csr *T, int pattern_borrowed, int kind,
-                        const ata_plan_options *opt, const dag *known, ata_plan **out)
+static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowed, int kind,
+                          const ata_plan_options *opt, const dag *known, const ata_plan *like, ata_plan **out)
 {
     double t0 = clock_now();
     ata_plan *p = calloc(1, sizeof *p);
-    if (!p) { free_T(T, pattern_borrowed); return ata_fail(ATA_ERR_NOMEM, "plan: out of memory"); }
+    if (!p) { free_T(T, borrowed); return ata_fail(ATA_ERR_NOMEM, "plan: out of memory"); }
     p->ctx = ctx;
     p->kind = kind;
     p->opt = *opt;
     p->n = T->nrows;
     p->T = T;
-    p->T_borrowed = pattern_borrowed;
+    p->Tu = Tu;
+    p->T_borrowed = borrowed;
     const int preds = kind == PLAN_ILU0 || opt->traversal == ATA_PULL;
     const ata_uplo uplo = kind == PLAN_ILU0 ? ATA_LOWER : opt->uplo;
     dag d = { 0 };
     ata_status st = ATA_OK;
     int S = 1;
-    if (kind == PLAN_ILU0) {
+    if (kind == PLAN_ILU0 && !Tu) {
         p->diag = malloc(((size_t)p->n + 1) * sizeof *p->diag);
         if (!p->diag) { st = ata_fail(ATA_ERR_NOMEM, "plan: out of memory"); goto fail; }
         if ((st = ilu0_find_diag(T, p->diag)) != ATA_OK) goto fail;
@@ -123,13 +124,17 @@ ata_status plan_analyse(ata_context *ctx, ata_csr *T, int pattern_borrowed, int 
     if ((st = choose_S(p, &S)) != ATA_OK) goto fail;
     /* vendor keeps a syncfree schedule only for the statistics. */
     ata_policy pol = opt->policy == ATA_POLICY_VENDOR ? ATA_POLICY_SYNCFREE : opt->policy;
-    if ((st = agg_build(dp, T->rowptr, T->col, preds, uplo, pol, S, ctx->capacity, &p->sched)) != ATA_OK)
+    if (like && like->opt.policy == opt->policy && like->sched.S_in == S && like->n == p->n &&
+        like->ctx == ctx && (like->kind == PLAN_ILU0 || like->opt.traversal == ATA_PULL) && preds && uplo == ATA_LOWER) {
+        if ((st = agg_copy(&like->sched, p->n, &p->sched)) != ATA_OK) goto fail;
+    } else if ((st = agg_build(dp, T->rowptr, T->col, preds, uplo, pol, S, ctx->capacity, &p->sched)) != ATA_OK) {
         goto fail;
+    }
     if ((st = init_dependency_state(p, preds, uplo)) != ATA_OK) goto fail;
 
     ata_plan_info *in = &p->info;
     in->n = p->n;
-    in->nnz = T->nnz;
+    in->nnz = T->nnz + (Tu ? Tu->nnz : 0);
     in->levels = dp->nlevels;
     in->max_width = dp->max_width;
     in->m = dp->m;
@@ -151,6 +156,7 @@ ata_status plan_analyse(ata_context *ctx, ata_csr *T, int pattern_borrowed, int 
                      + (size_t)p->sched.natasks;                       /* flags */
     /* (the backend's plan_upload adds what it keeps: cpu_exec_layout) */
     in->matrix_bytes = sizeof(int) * ((size_t)p->n + 1 + (size_t)T->nnz) + sizeof(double) * (size_t)T->nnz;
+    if (Tu) in->matrix_bytes += sizeof(int) * ((size_t)p->n + 1 + (size_t)Tu->nnz) + sizeof(double) * (size_t)Tu->nnz;
     p->nlevels = dp->nlevels;
     dag_free(&d);
     if ((st = ctx->ops->plan_upload(p)) != ATA_OK) goto fail;
@@ -165,4 +171,19 @@ fail:
     dag_free(&d);
     plan_free(p);
     return st;
+}
+
+ata_status plan_analyse(ata_context *ctx, ata_csr *T, int borrowed, int kind,
+                        const ata_plan_options *opt, const dag *known, const ata_plan *like,
+                        ata_plan **out)
+{
+    return analyse(ctx, T, NULL, borrowed, kind, opt, known, like, out);
+}
+
+ata_status plan_analyse_ilu0_split(ata_context *ctx, ata_csr *L, ata_csr *U, const ata_plan_options *opt,
+                                   const dag *known, ata_plan **out)
+{
+    if (ctx->backend != ATA_BACKEND_CPU)
+        return ata_fail(ATA_ERR_INTERNAL, "ilu0: split factors are for the CPU backend only");
+    return analyse(ctx, L, U, PLAN_T_BORROWED, PLAN_ILU0, opt, known, NULL, out);
 }

@@ -6,7 +6,10 @@
  *     last entry of a lower row / first of an upper row. Unit: no diagonal.
  *   PLAN_SPTRSV, push: CSC of the triangle (ata_csr of T^T), diagonal first
  *     in a lower column / last in an upper one; none if unit.
- *   PLAN_ILU0: CSR of the whole A (sorted), `diag` gives each row's diagonal.
+ *   PLAN_ILU0: CSR of the whole A (sorted), `diag` gives each row's diagonal;
+ *     or (split, CPU backend) T the strictly lower part and Tu the diagonal
+ *     and upper part, diagonal first: the L and U solve plans' own
+ *     triangles, factored in place (plan_analyse_ilu0_split).
  * The CPU backend's plan_upload moves a solve plan to SET-position space
  * (row k of T is row order[k], columns and flags by position; see
  * cpu_exec_layout); other backends keep T as above.
@@ -23,6 +26,8 @@
 #include "dag.h"
 
 enum { PLAN_SPTRSV = 0, PLAN_ILU0 = 1 };
+/* What of T the plan owns (T_borrowed). */
+enum { PLAN_T_OWNED = 0, PLAN_T_PATTERN = 1, PLAN_T_BORROWED = 2 };
 
 struct ata_plan {
     ata_context *ctx;
@@ -30,7 +35,9 @@ struct ata_plan {
     ata_plan_options opt;
     int n;
     ata_csr *T;             /* see above */
-    int T_borrowed;         /* T's rowptr and col are the caller's (plan_analyse) */
+    int T_borrowed;         /* PLAN_T_*: PATTERN, T's rowptr and col are the
+                               caller's; BORROWED, all of T (and Tu) */
+    ata_csr *Tu;            /* split PLAN_ILU0: U's part (see above), borrowed */
     int *diag;              /* PLAN_ILU0: position of each row's diagonal */
     agg_result sched;       /* order, atask_ptr, flags */
     int nlevels;
@@ -53,11 +60,21 @@ struct ata_plan {
 
 /* Shared analysis for both kinds (called by the public plan constructors).
  * known: T's DAG if the caller has it (borrowed; NULL: built here).
- * The plan owns T, or (pattern_borrowed) only T->val and the struct: T's
- * rowptr and col stay the caller's, alive and unchanged while the plan is
- * (PCG's ILU0 plan reads its operator's pattern in place). */
-ata_status plan_analyse(ata_context *ctx, ata_csr *T, int pattern_borrowed, int kind,
-                        const ata_plan_options *opt, const dag *known, ata_plan **out);
+ * borrowed (PLAN_T_*): the plan owns T; or only T->val and the struct (T's
+ * rowptr and col stay the caller's, alive and unchanged while the plan is);
+ * or nothing of T (the caller keeps all of it alive; a CPU layout that
+ * needs its own copy of T makes one and owns that). like (may be NULL): a
+ * plan on the same DAG and pattern (T's, or its strictly lower part: PCG's
+ * ILU0 and L plans), whose schedule is copied, not built again, where the
+ * policy and S agree. */
+ata_status plan_analyse(ata_context *ctx, ata_csr *T, int borrowed, int kind,
+                        const ata_plan_options *opt, const dag *known, const ata_plan *like,
+                        ata_plan **out);
+/* An ILU0 plan on split factors (CPU backend): L strictly lower, U the
+ * diagonal first then the upper part, rows sorted, both borrowed; the
+ * factorisation overwrites their values. known: L's DAG, or NULL. */
+ata_status plan_analyse_ilu0_split(ata_context *ctx, ata_csr *L, ata_csr *U, const ata_plan_options *opt,
+                                   const dag *known, ata_plan **out);
 /* A solve plan on the triangle (opt->uplo, opt->diag) of P F P^T (perm
  * NULL: of F), made without the copies of ata_sptrsv_plan_create, for
  * callers that hold the whole factored matrix (factor.c). map_out may be
@@ -69,6 +86,12 @@ ata_status plan_analyse(ata_context *ctx, ata_csr *T, int pattern_borrowed, int 
 ata_status sptrsv_plan_create_mapped(ata_context *ctx, const ata_csr *F, const int *perm,
                                      const ata_plan_options *opt, const dag *known,
                                      ata_plan **out, int **map_out);
+/* A CPU pull plan on T itself, already the triangle in the plan's form (see
+ * above: unit, no diagonal; non-unit, last in a lower row, first in an upper
+ * one), borrowed: T outlives the plan, and new values written into T->val
+ * are the plan's, unless its layout made a copy of its own (p->T != T). */
+ata_status sptrsv_plan_create_borrowed(ata_context *ctx, ata_csr *T, const ata_plan_options *opt,
+                                       const dag *known, const ata_plan *like, ata_plan **out);
 /* The map sptrsv_plan_create_mapped would give for plan p made from
  * (F, perm), made later (F->val may be NULL: the pattern is enough). */
 ata_status sptrsv_plan_value_map(const ata_plan *p, const ata_csr *F, const int *perm, int **map_out);

@@ -64,7 +64,7 @@ ata_status ata_sptrsv_plan_create(ata_context *ctx, const ata_csr *T,
     ATA_TRY(csr_check_structure(T, "sptrsv plan"));     /* a caller-filled CSR is not trusted */
     ata_csr *tri;
     ATA_TRY(plan_input(ctx, T, NULL, &o, "sptrsv plan", &tri, NULL));
-    return plan_analyse(ctx, tri, 0, PLAN_SPTRSV, &o, NULL, out);
+    return plan_analyse(ctx, tri, PLAN_T_OWNED, PLAN_SPTRSV, &o, NULL, NULL, out);
 }
 
 ata_status sptrsv_plan_create_mapped(ata_context *ctx, const ata_csr *F, const int *perm,
@@ -75,9 +75,19 @@ ata_status sptrsv_plan_create_mapped(ata_context *ctx, const ata_csr *F, const i
     ATA_TRY(check_plan_options(ctx, &o));
     ata_csr *tri;
     ATA_TRY(plan_input(ctx, F, perm, &o, "sptrsv plan", &tri, map_out));
-    ata_status st = plan_analyse(ctx, tri, 0, PLAN_SPTRSV, &o, known, out);   /* owns tri */
+    ata_status st = plan_analyse(ctx, tri, PLAN_T_OWNED, PLAN_SPTRSV, &o, known, NULL, out);   /* owns tri */
     if (st != ATA_OK && map_out) { free(*map_out); *map_out = NULL; }
     return st;
+}
+
+ata_status sptrsv_plan_create_borrowed(ata_context *ctx, ata_csr *T, const ata_plan_options *opt,
+                                       const dag *known, const ata_plan *like, ata_plan **out)
+{
+    ata_plan_options o = *opt;
+    ATA_TRY(check_plan_options(ctx, &o));
+    if (ctx->backend != ATA_BACKEND_CPU || o.traversal != ATA_PULL)
+        return ata_fail(ATA_ERR_INTERNAL, "sptrsv plan: a borrowed triangle is for CPU pull plans only");
+    return plan_analyse(ctx, T, PLAN_T_BORROWED, PLAN_SPTRSV, &o, known, like, out);
 }
 
 ata_status sptrsv_plan_value_map(const ata_plan *p, const ata_csr *F, const int *perm, int **map_out)
@@ -136,7 +146,7 @@ ata_status ata_spilu0(ata_context *ctx, const ata_csr *A,
     ata_csr *F;
     ATA_TRY(ata_csr_copy(A, &F));
     ata_plan *p;
-    ATA_TRY(plan_analyse(ctx, F, 0, PLAN_ILU0, &o, NULL, &p));   /* owns F from here */
+    ATA_TRY(plan_analyse(ctx, F, PLAN_T_OWNED, PLAN_ILU0, &o, NULL, NULL, &p));   /* owns F from here */
     ata_status st = ctx->ops->ilu0(p);
     if (st == ATA_OK) st = ctx->ops->ilu0_values(p, p->T->val);
     if (st == ATA_OK) { *LU = p->T; p->T = NULL; }

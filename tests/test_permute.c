@@ -2,13 +2,15 @@
  * against a permutation built entry by entry through COO, serial and on a
  * context's workers; and the plans PCG and the factor make from whole
  * factors through value maps (sptrsv_plan_create_mapped) against plans made
- * the public way on the extracted triangle: bitwise, also after new values. */
+ * the public way on the extracted triangle: bitwise, also after new values;
+ * and the CPU factor's split factors and the plans on them. */
 #include <stdlib.h>
 #include <string.h>
 #include "test_util.h"
 #include "context.h"
 #include "csr.h"
 #include "dag.h"
+#include "factor.h"
 #include "plan.h"
 
 /* n x n: a dense first row and column (longer than the insertion-sort
@@ -232,6 +234,93 @@ static void test_known_dag(void **state)
     ata_context_destroy(ctx);
 }
 
+/* ILU0 on the CPU backend factors in the split L and U the plans read
+ * (factor.c, split_pattern): the factors are the reference's, bitwise; the
+ * L plan's schedule, copied from the ILU0 plan, is the one a fresh analysis
+ * of L builds; pull plans read L and U in place unless their layout copies;
+ * and after new values every plan solves as plans made afresh on the new
+ * factors. */
+static void check_split(ata_context *ctx, const ata_csr *A, const ata_factor_options *fo, const char *name)
+{
+    const int n = A->nrows;
+    factor_core *f;
+    TU_OK(factor_core_setup(ctx, A, fo, 0, NULL, &f));
+    assert_non_null(f->Ls);
+    for (int step = 0; step < 2; step++) {
+        ata_csr *R;
+        TU_OK(ata_csr_copy(A, &R));
+        if (step) {     /* new values: the diagonal grows */
+            for (int i = 0; i < n; i++)
+                for (int q = R->rowptr[i]; q < R->rowptr[i + 1]; q++) R->val[q] *= R->col[q] == i ? 1.5 : 0.9;
+            TU_OK(factor_core_update(f, R->val));
+        }
+        TU_OK(ata_ref_ilu0(R));
+        ata_csr *RL, *RU;
+        TU_OK(csr_permute_part(R, NULL, CSR_STRICT_LOWER, NULL, &RL, NULL));
+        TU_OK(csr_permute_part(R, NULL, CSR_UPPER, NULL, &RU, NULL));
+        assert_memory_equal(f->Ls->rowptr, RL->rowptr, (n + 1) * sizeof *RL->rowptr);
+        assert_memory_equal(f->Ls->col, RL->col, RL->nnz * sizeof *RL->col);
+        assert_memory_equal(f->Us->col, RU->col, RU->nnz * sizeof *RU->col);
+        if (memcmp(f->Ls->val, RL->val, RL->nnz * sizeof *RL->val) || memcmp(f->Us->val, RU->val, RU->nnz * sizeof *RU->val))
+            fail_msg("%s %s step %d: split factors differ from the reference", name, ata_policy_name(fo->plan.policy), step);
+        ata_plan_options lo = fo->plan, uo = fo->plan;
+        lo.uplo = ATA_LOWER; lo.diag = ATA_UNIT;
+        uo.uplo = ATA_UPPER; uo.diag = ATA_NON_UNIT;
+        ata_plan *pl, *pu;
+        TU_OK(ata_sptrsv_plan_create(ctx, RL, &lo, &pl));
+        TU_OK(ata_sptrsv_plan_create(ctx, RU, &uo, &pu));
+        const agg_result *a = &f->Lp->sched, *b = &pl->sched;
+        assert_int_equal(a->natasks, b->natasks);
+        assert_int_equal(a->nruns, b->nruns);
+        assert_memory_equal(a->order, b->order, n * sizeof *a->order);
+        assert_memory_equal(a->atask_ptr, b->atask_ptr, (a->natasks + 1) * sizeof *a->atask_ptr);
+        assert_memory_equal(a->flags, b->flags, a->natasks);
+        assert_memory_equal(a->run_ptr, b->run_ptr, (a->nruns + 1) * sizeof *a->run_ptr);
+        assert_true(a->c == b->c && a->f == b->f && a->barriers == b->barriers && a->untracked == b->untracked &&
+                    a->S == b->S);
+        if (fo->plan.traversal == ATA_PULL) {
+            assert_true((f->Lp->T == f->Ls) == (f->Lp->xorder_identity || f->Lp->xindex));
+            assert_true((f->Up->T == f->Us) == (f->Up->xorder_identity || f->Up->xindex));
+        }
+        solve_both(f->Lp, pl, n, 40 + step);
+        solve_both(f->Up, pu, n, 50 + step);
+        ata_plan_destroy(pl);
+        ata_plan_destroy(pu);
+        ata_csr_free(RL);
+        ata_csr_free(RU);
+        ata_csr_free(R);
+    }
+    factor_core_free(f);
+}
+
+static void test_split_factors(void **state)
+{
+    (void)state;
+    ata_context *ctx = tu_cpu_context(2);
+    const char *specs[] = { "lap3d:9", "circuit:4000", "lap2d:30x20,perm=4" };
+    for (int m = 0; m < 4; m++) {
+        ata_csr *A;
+        if (m < 3) {
+            TU_OK(ata_gen_from_spec(specs[m], &A));
+        } else {    /* level ordered: L's plan keeps L by row (identity), U's by row through the order */
+            ata_csr *G;
+            TU_OK(ata_gen_from_spec("lap3d:9", &G));
+            A = tu_level_ordered(G);
+            ata_csr_free(G);
+        }
+        for (int pol = 0; pol < ATA_POLICY_VENDOR; pol++)
+            for (int t = 0; t < 2; t++) {
+                ata_factor_options fo = ata_factor_defaults();
+                fo.plan.policy = (ata_policy)pol;
+                fo.plan.S = 16;
+                fo.plan.traversal = t ? ATA_PUSH : ATA_PULL;
+                check_split(ctx, A, &fo, m < 3 ? specs[m] : "lap3d:9 level ordered");
+            }
+        ata_csr_free(A);
+    }
+    ata_context_destroy(ctx);
+}
+
 /* ata_csr_is_symmetric (one pass with row cursors) against A == A^T by
  * transposing, on small random patterns that are symmetric, symmetric in
  * pattern only, or lack one mirror entry (upper or lower side). */
@@ -283,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_permute_matches_coo),
         cmocka_unit_test(test_mapped_plans),
         cmocka_unit_test(test_known_dag),
+        cmocka_unit_test(test_split_factors),
         cmocka_unit_test(test_symmetry_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
