@@ -203,62 +203,12 @@ static void solve_matrices(const factor_core *f, const ata_csr **Lm, const ata_c
     *Lm = *Um = F;
 }
 
-/* Where each L and U plan value sits in the factors (Lmap, Umap): made at
- * the first refactor, not at setup, so a solver that is set up once and
- * never given new values keeps no maps (28 MB at lap3d:100). */
-static ata_status value_maps(factor_core *f)
-{
-    ata_csr view = *f->fp->T;
-    view.val = NULL;
-    ATA_TRY(sptrsv_plan_value_map(f->Lp, &view, NULL, &f->Lmap));
-    return sptrsv_plan_value_map(f->Up, &view, NULL, &f->Umap);
-}
-
-/* ILU0 on a runtime: the L and U plans split straight off the factors, one
- * streaming pass each. A refactor moves the values through maps
- * (value_maps): no extraction again. */
-static ata_status propagate_mapped(factor_core *f)
-{
-    const ata_csr *F = f->fp->T;
-    if (f->Lp) {    /* scratch only while values move: not resident between refactors */
-        if (!f->Lmap) ATA_TRY(value_maps(f));
-        const int most = f->Lp->info.nnz > f->Up->info.nnz ? f->Lp->info.nnz : f->Up->info.nnz;
-        double *scratch = malloc(((size_t)most + 1) * sizeof *scratch);
-        if (!scratch) return ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
-        ata_status st = sptrsv_plan_values_mapped(f->Lp, F->val, f->Lmap, scratch);
-        if (st == ATA_OK) st = sptrsv_plan_values_mapped(f->Up, F->val, f->Umap, scratch);
-        free(scratch);
-        return st;
-    }
-    double t0 = clock_now();
-    ata_plan_options lo = f->opt.plan, uo = f->opt.plan;
-    lo.uplo = ATA_LOWER;
-    lo.diag = ATA_UNIT;
-    uo.uplo = ATA_UPPER;
-    uo.diag = ATA_NON_UNIT;
-    ATA_TRY(sptrsv_plan_create_mapped(f->ctx, F, NULL, &lo, f->lower, &f->Lp, NULL));   /* L's DAG is A's */
-    ATA_TRY(sptrsv_plan_create_mapped(f->ctx, F, NULL, &uo, NULL, &f->Up, NULL));
-    /* Once the plans hold the factors, the ILU0 plan's copy is written again
-     * only by the next factorisation (numeric() allocates it then): freed
-     * now, it is not resident during the solves (56 MB at lap3d:100). */
-    free(f->fp->T->val);
-    f->fp->T->val = NULL;
-    f->analysis_s += clock_now() - t0;
-    return ATA_OK;
-}
-
-/* Split factors: the solve plans are made on Ls and Us themselves (pull),
- * or on copies (push: CSC; or a CPU layout that stages): those take new
- * factors through maps (made at the first refactor); the others read them
- * in place. */
-static ata_status split_plan(factor_core *f, ata_csr *F, ata_plan_options *o, const dag *known,
-                             const ata_plan *like, ata_plan **out)
-{
-    if (o->traversal == ATA_PULL) return sptrsv_plan_create_borrowed(f->ctx, F, o, known, like, out);
-    return sptrsv_plan_create_mapped(f->ctx, F, NULL, o, known, out, NULL);
-}
-
-static ata_status split_refresh(ata_plan *p, const ata_csr *F, int **map)
+/* New values of F into plan p, made from F (its triangle) by
+ * sptrsv_plan_create_mapped or on F itself: through a map from the plan's
+ * values to F's, made at the first refactor, not at setup, so a solver that
+ * is set up once and never given new values keeps no maps (28 MB at
+ * lap3d:100). A plan that reads F in place (p->T == F) has them already. */
+static ata_status plan_take(ata_plan *p, const ata_csr *F, int **map)
 {
     if (p->T == F) return ATA_OK;
     if (!*map) {
@@ -273,18 +223,59 @@ static ata_status split_refresh(ata_plan *p, const ata_csr *F, int **map)
     return st;
 }
 
+/* The two solve plans' options: L unit for ILU0 (its diagonal is U's). */
+static void solve_options(const factor_core *f, ata_plan_options *lo, ata_plan_options *uo)
+{
+    *lo = *uo = f->opt.plan;
+    lo->uplo = ATA_LOWER;
+    lo->diag = f->opt.type == ATA_PC_ILU0 ? ATA_UNIT : ATA_NON_UNIT;
+    uo->uplo = ATA_UPPER;
+    uo->diag = ATA_NON_UNIT;
+}
+
+/* ILU0 on a GPU runtime: the L and U plans split straight off the factors,
+ * one streaming pass each. A refactor moves the values through maps
+ * (plan_take): no extraction again. */
+static ata_status propagate_mapped(factor_core *f)
+{
+    const ata_csr *F = f->fp->T;
+    if (f->Lp) {
+        ATA_TRY(plan_take(f->Lp, F, &f->Lmap));
+        return plan_take(f->Up, F, &f->Umap);
+    }
+    double t0 = clock_now();
+    ata_plan_options lo, uo;
+    solve_options(f, &lo, &uo);
+    ATA_TRY(sptrsv_plan_create_mapped(f->ctx, F, NULL, &lo, f->lower, &f->Lp, NULL));   /* L's DAG is A's */
+    ATA_TRY(sptrsv_plan_create_mapped(f->ctx, F, NULL, &uo, NULL, &f->Up, NULL));
+    /* Once the plans hold the factors, the ILU0 plan's copy is written again
+     * only by the next factorisation (numeric() allocates it then): freed
+     * now, it is not resident during the solves (56 MB at lap3d:100). */
+    free(f->fp->T->val);
+    f->fp->T->val = NULL;
+    f->analysis_s += clock_now() - t0;
+    return ATA_OK;
+}
+
+/* Split factors: the solve plans are made on Ls and Us themselves (pull),
+ * or on copies (push: CSC; or a CPU layout that stages): those take new
+ * factors through maps (plan_take); the others read them in place. */
+static ata_status split_plan(factor_core *f, ata_csr *F, ata_plan_options *o, const dag *known,
+                             const ata_plan *like, ata_plan **out)
+{
+    if (o->traversal == ATA_PULL) return sptrsv_plan_create_borrowed(f->ctx, F, o, known, like, out);
+    return sptrsv_plan_create_mapped(f->ctx, F, NULL, o, known, out, NULL);
+}
+
 static ata_status propagate_split(factor_core *f)
 {
     if (f->Lp) {
-        ATA_TRY(split_refresh(f->Lp, f->Ls, &f->Lmap));
-        return split_refresh(f->Up, f->Us, &f->Umap);
+        ATA_TRY(plan_take(f->Lp, f->Ls, &f->Lmap));
+        return plan_take(f->Up, f->Us, &f->Umap);
     }
     double t0 = clock_now();
-    ata_plan_options lo = f->opt.plan, uo = f->opt.plan;
-    lo.uplo = ATA_LOWER;
-    lo.diag = ATA_UNIT;
-    uo.uplo = ATA_UPPER;
-    uo.diag = ATA_NON_UNIT;
+    ata_plan_options lo, uo;
+    solve_options(f, &lo, &uo);
     ATA_TRY(split_plan(f, f->Ls, &lo, f->lower, f->fp, &f->Lp));   /* the ILU0 plan's DAG and schedule */
     ATA_TRY(split_plan(f, f->Us, &uo, NULL, NULL, &f->Up));
     f->analysis_s += clock_now() - t0;
@@ -312,11 +303,8 @@ static ata_status propagate(factor_core *f)
         return ATA_OK;
     }
     double t0 = clock_now();
-    ata_plan_options lo = f->opt.plan, uo = f->opt.plan;
-    lo.uplo = ATA_LOWER;
-    lo.diag = f->opt.type == ATA_PC_ILU0 ? ATA_UNIT : ATA_NON_UNIT;
-    uo.uplo = ATA_UPPER;
-    uo.diag = ATA_NON_UNIT;
+    ata_plan_options lo, uo;
+    solve_options(f, &lo, &uo);
     ATA_TRY(ata_sptrsv_plan_create(f->ctx, Lm, &lo, &f->Lp));
     if (Um) ATA_TRY(ata_sptrsv_plan_create(f->ctx, Um, &uo, &f->Up));
     f->analysis_s += clock_now() - t0;

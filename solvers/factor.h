@@ -29,8 +29,9 @@ typedef struct factor_core {
     ata_csr *C, *Ct;        /* IC0: C = L D^{1/2} and C^T */
     ata_csr *D;             /* Jacobi: diag(A) as a triangle */
     ata_plan *Lp, *Up;      /* runtime solve plans (Jacobi: Lp only) */
-    int *Lmap, *Umap;       /* ILU0 on a runtime: where each plan value sits in
-                               the factors; made at the first refactor */
+    int *Lmap, *Umap;       /* ILU0 on a runtime: where each value of a plan
+                               that keeps its own copy sits in the factors;
+                               made at the first refactor (plan_take) */
     double *tmp;            /* backend vector between the two solves */
     int pivot_row;          /* last bad pivot, -1 if none */
     int valid;              /* the last factorisation succeeded */
