@@ -286,7 +286,8 @@ typedef struct {
     long long c, f;         /* coarse and fine edges (c + f vs m) */
     double analysis_s;      /* DAG + aggregation + upload */
     size_t plan_bytes;      /* beyond the matrix: levels, order, flags */
-    size_t matrix_bytes;    /* the plan's copy of the triangle */
+    size_t matrix_bytes;    /* the triangle it reads: its copy, or (a factor's
+                               plans on the CPU) the factors, in place */
     double T_l, T_u;        /* Eq. 5.2 inputs (seconds), 0 if S was fixed or the policy does not use S */
     double last_solve_s;    /* the last ata_sptrsv's execution on the backend,
                                without host<->device copies of b and x */
