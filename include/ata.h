@@ -207,6 +207,8 @@ typedef enum {
     ATA_POLICY_LA,           /* locality-aware (Alg. 8) */
     ATA_POLICY_GREEDY,       /* fixed-capacity chunks of the level order */
     ATA_POLICY_VENDOR,       /* cuSPARSE / hipSPARSE (GPU backends only) */
+    ATA_POLICY_CHAIN,        /* blocks of chained consecutive rows, by block level,
+                                solved in place (CPU backend only) */
     ATA_POLICY_COUNT
 } ata_policy;
 

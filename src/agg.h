@@ -32,6 +32,12 @@ typedef struct {
     int barriers;           /* atasks with ATASK_BARRIER */
     int S;
     int S_in;               /* the S agg_build was given (S is the policy's) */
+    /* POLICY_BLOCKS (chain): blocks of positions, each run in order by one
+     * worker (untracked inside: the rows of a block follow each other);
+     * NULL otherwise. Runs are the atasks. */
+    int nblocks;
+    int *block_ptr;         /* nblocks + 1: block b = positions [ptr[b], ptr[b+1]) */
+    int *atask_block;       /* natasks + 1: atask a = blocks [ab[a], ab[a+1]) */
 } agg_result;
 
 /* `capacity` is the greedy policy's chunk (resident tasks of the backend). */

@@ -391,9 +391,18 @@ static void exec_worker(void *arg, int tid, int nt)
         if (a > 0 && (s->flags[a] & ATASK_BARRIER) && cpu_barrier_wait(&J->bar, &sense, &J->ctl)) return;
         const int tracked = s->flags[a] & ATASK_TRACKED;
         for (; r < s->nruns && s->run_ptr[r] < s->atask_ptr[a + 1]; r++) {
-            /* This worker's contiguous share of the run (one level). */
-            const long long lo = s->run_ptr[r], len = s->run_ptr[r + 1] - lo;
-            const int k0 = (int)(lo + len * tid / nt), k1 = (int)(lo + len * (tid + 1) / nt);
+            /* This worker's contiguous share of the run (one level), or
+             * (chain: the run is the atask) of its blocks, whole. */
+            int k0, k1;
+            if (s->block_ptr) {
+                const long long b = s->atask_block[a], nb = s->atask_block[a + 1] - b;
+                k0 = s->block_ptr[b + nb * tid / nt];
+                k1 = s->block_ptr[b + nb * (tid + 1) / nt];
+            } else {
+                const long long lo = s->run_ptr[r], len = s->run_ptr[r + 1] - lo;
+                k0 = (int)(lo + len * tid / nt);
+                k1 = (int)(lo + len * (tid + 1) / nt);
+            }
             if (J->mode == EXEC_PULL) {
                 if (pull_block(J, k0, k1, tracked)) return;
                 exec_block_done(J, tid, ++blocks);

@@ -69,7 +69,9 @@ static ata_status choose_S(ata_plan *p, int *S)
     /* levelset, syncfree, greedy (the capacity) and vendor never read S: no
      * probes (they are timed runs, and a pass over the pattern for the
      * cache's key: 30 ms of a PCG setup at lap3d:100). */
-    if (!(policy_get(p->opt.policy)->flags & POLICY_USES_S)) { *S = 1; return ATA_OK; }
+    const unsigned fl = policy_get(p->opt.policy)->flags;
+    if (fl & POLICY_BLOCKS) { *S = POLICY_CHAIN_CAP; return ATA_OK; }
+    if (!(fl & POLICY_USES_S)) { *S = 1; return ATA_OK; }
     double T_l, T_u;        /* medians of several probes, cached per machine (probe.h) */
     ATA_TRY(probe_costs(p, &T_l, &T_u));
     double s = ceil(p->opt.R * T_l / T_u);
@@ -100,6 +102,10 @@ static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowe
                           const ata_plan_options *opt, const dag *known, const ata_plan *like, ata_plan **out)
 {
     double t0 = clock_now();
+    const policy_desc *pd = policy_get(opt->policy);
+    ata_status bad = pd ? policy_check_backend(pd, ctx->backend) : ata_fail(ATA_ERR_ARG, "plan: unknown policy %d",
+                                                                            (int)opt->policy);
+    if (bad != ATA_OK) { free_T(T, borrowed); return bad; }
     ata_plan *p = calloc(1, sizeof *p);
     if (!p) { free_T(T, borrowed); return ata_fail(ATA_ERR_NOMEM, "plan: out of memory"); }
     p->ctx = ctx;

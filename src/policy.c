@@ -19,6 +19,10 @@ static const policy_desc policy_table[] = {
                             "#9467bd", POLICY_CAPACITY, agg_cut_greedy },
     [ATA_POLICY_VENDOR] = { "vendor", "the vendor library's solve (cuSPARSE / hipSPARSE SpSV, csrilu02)",
                             "#d62728", POLICY_GPU_ONLY, agg_cut_syncfree },
+    [ATA_POLICY_CHAIN] = { "chain", "blocks of up to S consecutive rows that each need the row before (a grid's "
+                           "lines), one adaptive task per block level, each block solved in order by one worker, "
+                           "in place (S auto: 256)",
+                           "#8c564b", POLICY_CPU_ONLY | POLICY_BLOCKS, NULL },
 };
 #define NPOLICY (int)(sizeof policy_table / sizeof *policy_table)
 _Static_assert(NPOLICY == ATA_POLICY_COUNT, "policy_table and ata_policy in ata.h disagree");
@@ -29,6 +33,16 @@ const policy_desc *policy_get(ata_policy p)
 }
 
 int policy_count(void) { return NPOLICY; }
+
+ata_status policy_check_backend(const policy_desc *pd, ata_backend b)
+{
+    if ((pd->flags & POLICY_GPU_ONLY) && b == ATA_BACKEND_CPU)
+        return ata_fail(ATA_ERR_UNSUPPORTED, "policy '%s' (%s) needs the cuda or hip backend", pd->name, pd->description);
+    if ((pd->flags & POLICY_CPU_ONLY) && b != ATA_BACKEND_CPU)
+        return ata_fail(ATA_ERR_UNSUPPORTED, "policy '%s' runs on the cpu backend only (the GPU kernels split an "
+                        "adaptive task by row, not by block)", pd->name);
+    return ATA_OK;
+}
 
 const char *policy_name_list(const char *last)
 {

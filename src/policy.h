@@ -12,10 +12,17 @@
 enum {
     POLICY_GPU_ONLY = 1,    /* needs a GPU backend (the vendor library) */
     POLICY_USES_S = 2,      /* the adaptive-task size S matters (probed when auto) */
-    POLICY_CAPACITY = 4     /* chunks of the backend's resident capacity (reported as S) */
+    POLICY_CAPACITY = 4,    /* chunks of the backend's resident capacity (reported as S) */
+    POLICY_CPU_ONLY = 8,    /* the CPU executor's block split (agg_result's blocks) */
+    POLICY_BLOCKS = 16      /* built from the adjacency by agg_build itself (build is
+                               NULL): blocks of rows, each run in order by one worker */
 };
 
-/* Builder: cut the n user tasks into adaptive tasks. Writes the SET order
+/* chain's block cap (rows) when S is auto. */
+#define POLICY_CHAIN_CAP 256
+
+/* Builder: cut the n user tasks into adaptive tasks (NULL for POLICY_BLOCKS:
+ * agg_build makes those schedules). Writes the SET order
  * (`order`, n) and the cut points `aptr` (room for n + 1; aptr[0] = 0) and
  * returns the number of adaptive tasks, or -1 when out of memory. `size` is
  * S, or the capacity for POLICY_CAPACITY. */
@@ -29,6 +36,10 @@ typedef struct {
     policy_builder build;
 } policy_desc;
 
+/* UNSUPPORTED, naming the policy, where the backend cannot run it (every
+ * plan's analysis checks: ILU0 plans are made without the public options
+ * check). */
+ata_status policy_check_backend(const policy_desc *pd, ata_backend b);
 /* NULL for a value outside the table. */
 const policy_desc *policy_get(ata_policy p);
 int policy_count(void);

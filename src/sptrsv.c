@@ -17,9 +17,7 @@ static ata_status check_plan_options(const ata_context *ctx, const ata_plan_opti
     if (o->uplo != ATA_LOWER && o->uplo != ATA_UPPER) return ata_fail(ATA_ERR_ARG, "plan: bad uplo");
     if (o->diag != ATA_UNIT && o->diag != ATA_NON_UNIT) return ata_fail(ATA_ERR_ARG, "plan: bad diag");
     if (o->traversal != ATA_PULL && o->traversal != ATA_PUSH) return ata_fail(ATA_ERR_ARG, "plan: bad traversal");
-    if ((pd->flags & POLICY_GPU_ONLY) && ctx->backend == ATA_BACKEND_CPU)
-        return ata_fail(ATA_ERR_UNSUPPORTED, "policy '%s' (%s) needs the cuda or hip backend", pd->name, pd->description);
-    return ATA_OK;
+    return policy_check_backend(pd, ctx->backend);
 }
 
 /* A solve plan's input (plan.h), the one way every constructor makes it:

@@ -500,7 +500,7 @@ static void test_sptrsv_ilu0_info_runs(void **state)
     char *csv = slurp(tmp_path("s.csv"));
     char *lines[16];
     int nl = split_lines(csv, lines, 16);
-    assert_int_equal(nl, 1 + 2 * 5);    /* 2 matrices x 5 policies */
+    assert_int_equal(nl, 1 + 2 * 6);    /* 2 matrices x 6 CPU policies */
     for (int k = 1; k < nl; k++) {
         char st[64], chk[64];
         csv_field(lines[0], lines[k], "status", st, sizeof st);

@@ -184,6 +184,22 @@ static void test_context_errors(void **state)
     assert_int_equal(ata_context_create(&o, &ctx), ATA_ERR_BACKEND);
     assert_non_null(strstr(ata_last_error(), "999"));
     assert_true(ata_backend_available(GPU_BACKEND));
+    /* a CPU-only policy is refused, naming it, by plans and by PCG */
+    ctx = make_ctx(10);
+    ata_csr *A;
+    TU_OK(ata_gen_laplace2d(6, 6, &A));
+    ata_plan_options po = ata_plan_defaults();
+    po.policy = ATA_POLICY_CHAIN;
+    ata_plan *p = NULL;
+    assert_int_equal(ata_sptrsv_plan_create(ctx, A, &po, &p), ATA_ERR_UNSUPPORTED);
+    assert_non_null(strstr(ata_last_error(), "chain"));
+    ata_pcg_options pco = ata_pcg_defaults();
+    pco.plan.policy = ATA_POLICY_CHAIN;
+    ata_pcg_solver *s = NULL;
+    assert_int_equal(ata_pcg_setup(ctx, A, &pco, &s), ATA_ERR_UNSUPPORTED);
+    assert_null(s);
+    ata_csr_free(A);
+    ata_context_destroy(ctx);
 }
 
 /* Device pointers and streams (ata_sptrsv_ex, ata_factor_solve_ex, ata_vec_*):

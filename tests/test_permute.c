@@ -308,10 +308,12 @@ static void test_split_factors(void **state)
             A = tu_level_ordered(G);
             ata_csr_free(G);
         }
-        for (int pol = 0; pol < ATA_POLICY_VENDOR; pol++)
+        const ata_policy pols[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCFREE, ATA_POLICY_CA, ATA_POLICY_LA,
+                                    ATA_POLICY_GREEDY, ATA_POLICY_CHAIN };
+        for (int pol = 0; pol < 6; pol++)
             for (int t = 0; t < 2; t++) {
                 ata_factor_options fo = ata_factor_defaults();
-                fo.plan.policy = (ata_policy)pol;
+                fo.plan.policy = pols[pol];
                 fo.plan.S = 16;
                 fo.plan.traversal = t ? ATA_PUSH : ATA_PULL;
                 check_split(ctx, A, &fo, m < 3 ? specs[m] : "lap3d:9 level ordered");

@@ -11,7 +11,7 @@
 #include "backend_suite.h"
 #include "dag.h"
 
-static const ata_policy cpu_policies[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCFREE, ATA_POLICY_CA,
+static const ata_policy cpu_policies[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCFREE, ATA_POLICY_CA, ATA_POLICY_CHAIN,
                                            ATA_POLICY_LA, ATA_POLICY_GREEDY };
 #define NPOL (int)(sizeof cpu_policies / sizeof *cpu_policies)
 
@@ -38,6 +38,44 @@ static const bs_backend cpu_backend = {
 static ata_context *make_ctx(int threads, double timeout)
 {
     return bs_context(&cpu_backend, threads, timeout);
+}
+
+/* chain's blocks: whole atasks, at most S rows, every row but a block's
+ * first needing the one before it in the block; and a block cut in two
+ * inside its atask (an edge between two blocks one worker does not order)
+ * is caught by agg_check_order. */
+static void check_blocks(agg_result *r, const ata_csr *T, ata_uplo uplo, int S)
+{
+    assert_non_null(r->block_ptr);
+    assert_int_equal(r->untracked, r->natasks);
+    assert_int_equal(r->atask_block[r->natasks], r->nblocks);
+    for (int a = 0; a < r->natasks; a++)
+        assert_int_equal(r->atask_ptr[a], r->block_ptr[r->atask_block[a]]);
+    int cut = -1;
+    for (int b = 0; b < r->nblocks; b++) {
+        assert_true(r->block_ptr[b + 1] - r->block_ptr[b] <= S);
+        for (int k = r->block_ptr[b] + 1; k < r->block_ptr[b + 1]; k++) {
+            const int i = r->order[k], prev = r->order[k - 1];
+            assert_int_equal(i, uplo == ATA_LOWER ? prev + 1 : prev - 1);
+            int dep = 0;
+            for (int q = T->rowptr[i]; q < T->rowptr[i + 1]; q++) dep |= T->col[q] == prev;
+            assert_true(dep);
+            if (cut < 0) cut = k;
+        }
+    }
+    if (cut < 0) return;    /* no block of two rows */
+    int *bp = malloc((r->nblocks + 2) * sizeof *bp), *ab = malloc((r->natasks + 1) * sizeof *ab), nb = 0;
+    for (int b = 0; b < r->nblocks; b++) {
+        bp[nb++] = r->block_ptr[b];
+        if (r->block_ptr[b] < cut && cut < r->block_ptr[b + 1]) bp[nb++] = cut;
+    }
+    bp[nb] = r->block_ptr[r->nblocks];
+    for (int a = 0; a <= r->natasks; a++) ab[a] = r->atask_block[a] + (r->atask_ptr[a] > cut);
+    int *obp = r->block_ptr, *oab = r->atask_block, onb = r->nblocks;
+    r->block_ptr = bp; r->atask_block = ab; r->nblocks = nb;
+    assert_int_not_equal(agg_check_order(r, T->nrows, T->rowptr, T->col, 1, uplo), ATA_OK);
+    r->block_ptr = obp; r->atask_block = oab; r->nblocks = onb;
+    free(bp); free(ab);
 }
 
 /* The schedule invariant behind deadlock freedom: every edge goes forward in
@@ -71,6 +109,7 @@ static void test_schedule_order(void **state)
                     if (cpu_policies[k] == ATA_POLICY_CA)
                         for (int a = 0; a + 1 < r.natasks; a++)
                             assert_true(r.atask_ptr[a + 1] - r.atask_ptr[a] >= S_list[si]);
+                    if (cpu_policies[k] == ATA_POLICY_CHAIN) check_blocks(&r, T, uplo, S_list[si]);
                     /* Swapping a task with its predecessor must be caught. */
                     int *pos = malloc(T->nrows * sizeof *pos);
                     for (int q = 0; q < T->nrows; q++) pos[r.order[q]] = q;
