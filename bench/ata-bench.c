@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "bench.h"
+#include "policy.h"
 
 /* Relative difference above which a policy's answer is reported wrong
  * (pull is expected bitwise equal to the reference, push within 1e-12). */
@@ -726,10 +727,16 @@ int main(int argc, char **argv)
         R.threads = 1;
     }
     R.triad_gbs[0] = R.triad_gbs[1] = NAN;
-    /* 'all' compares with the vendor library where there is one. */
+    /* 'all' compares with the vendor library where there is one, and
+     * leaves out what only the CPU backend runs. */
     if (o.policy_all && (R.backend == ATA_BACKEND_CUDA || R.backend == ATA_BACKEND_HIP)) {
-        int have = 0;
-        for (int k = 0; k < o.npolicies; k++) have |= o.policies[k] == ATA_POLICY_VENDOR;
+        int have = 0, kept = 0;
+        for (int k = 0; k < o.npolicies; k++) {
+            have |= o.policies[k] == ATA_POLICY_VENDOR;
+            if (o.policies[k] == POLICY_SERIAL || !(policy_get((ata_policy)o.policies[k])->flags & POLICY_CPU_ONLY))
+                o.policies[kept++] = o.policies[k];
+        }
+        o.npolicies = kept;
         if (!have && o.npolicies < POLICY_MAX) o.policies[o.npolicies++] = ATA_POLICY_VENDOR;
     }
     int ne = 0;

@@ -186,7 +186,8 @@ void cli_usage(FILE *f)
     for (int p = 0; p < policy_count(); p++) {
         const policy_desc *d = policy_get((ata_policy)p);
         char text[256];
-        snprintf(text, sizeof text, "%s%s", d->description, d->flags & POLICY_GPU_ONLY ? " [GPU only]" : "");
+        snprintf(text, sizeof text, "%s%s", d->description,
+                 d->flags & POLICY_GPU_ONLY ? " [GPU only]" : d->flags & POLICY_CPU_ONLY ? " [CPU only]" : "");
         fprintf(f, "  %-8s ", d->name);
         print_wrapped(f, text, 11);
     }
