@@ -74,8 +74,8 @@ static int uses_split(const ata_context *ctx, const ata_factor_options *o)
 }
 
 typedef struct {
-    const int *Aj;          /* A's columns to split, or */
-    const double *val;      /* A's values to split */
+    const int *Aj;          /* A's columns to split (or NULL) */
+    const double *val;      /* A's values to split (or NULL) */
     ata_csr *L, *U;
 } split_job;
 
@@ -94,8 +94,8 @@ static void split_rows(void *arg, int tid, int nt)
             for (int q = 0; q < nl; q++) Lj[Lp[i] + q] = a[q];
             for (int q = 0; q < nu; q++) Uj[Up[i] + q] = a[nl + q];
         }
-        return;
     }
+    if (!J->val) return;
     double *restrict Lx = J->L->val, *restrict Ux = J->U->val;
     for (int i = r0; i < r1; i++) {
         const double *a = J->val + Lp[i] + Up[i];
@@ -111,7 +111,9 @@ static void split_run(const factor_core *f, const int *Aj, const double *val)
     cpu_pool_run_sized(f->ctx->pool, split_rows, &J, (size_t)f->nnz);
 }
 
-/* L's and U's patterns from A's (f->dpos: A's diagonals); values unset. */
+/* L and U from A (f->dpos: A's diagonals), values too: the ILU0 plan's
+ * cost probe reads them before the first factorisation (which, unshifted,
+ * then needs no copy of its own: f->split_fresh). */
 static ata_status split_pattern(factor_core *f, const ata_csr *A)
 {
     const int n = A->nrows, *Ap = A->rowptr;
@@ -125,7 +127,8 @@ static ata_status split_pattern(factor_core *f, const ata_csr *A)
         Lp[i + 1] = Lp[i] + (f->dpos[i] - Ap[i]);
         Up[i + 1] = Up[i] + (Ap[i + 1] - f->dpos[i]);
     }
-    split_run(f, A->col, NULL);
+    split_run(f, A->col, A->val);
+    f->split_fresh = A->val != NULL;
     return ATA_OK;
 }
 
@@ -143,7 +146,8 @@ static ata_status numeric(factor_core *f, double s)
     if (f->opt.type == ATA_PC_JACOBI) {
         for (int i = 0; i < n; i++) dst->val[i] = aval[f->dpos[i]];
     } else if (f->Us) {
-        split_run(f, NULL, aval);
+        if (!f->split_fresh) split_run(f, NULL, aval);     /* setup's split holds A's values */
+        f->split_fresh = 0;
     } else {
         if (!dst->val && !(dst->val = malloc(((size_t)f->nnz + 1) * sizeof *dst->val)))
             return ata_fail(ATA_ERR_NOMEM, "factor: out of memory for %d values", f->nnz);
@@ -247,7 +251,12 @@ static ata_status propagate_mapped(factor_core *f)
     ata_plan_options lo, uo;
     solve_options(f, &lo, &uo);
     ATA_TRY(sptrsv_plan_create_mapped(f->ctx, F, NULL, &lo, f->lower, &f->Lp, NULL));   /* L's DAG is A's */
-    ATA_TRY(sptrsv_plan_create_mapped(f->ctx, F, NULL, &uo, NULL, &f->Up, NULL));
+    ata_status st = sptrsv_plan_create_mapped(f->ctx, F, NULL, &uo, NULL, &f->Up, NULL);
+    if (st != ATA_OK) {     /* as propagate_split */
+        ata_plan_destroy(f->Lp);
+        f->Lp = NULL;
+        return st;
+    }
     /* Once the plans hold the factors, the ILU0 plan's copy is written again
      * only by the next factorisation (numeric() allocates it then): freed
      * now, it is not resident during the solves (56 MB at lap3d:100). */
@@ -277,7 +286,12 @@ static ata_status propagate_split(factor_core *f)
     ata_plan_options lo, uo;
     solve_options(f, &lo, &uo);
     ATA_TRY(split_plan(f, f->Ls, &lo, f->lower, f->fp, &f->Lp));   /* the ILU0 plan's DAG and schedule */
-    ATA_TRY(split_plan(f, f->Us, &uo, NULL, NULL, &f->Up));
+    ata_status st = split_plan(f, f->Us, &uo, NULL, NULL, &f->Up);
+    if (st != ATA_OK) {     /* no L plan without its U plan: the next update makes both */
+        ata_plan_destroy(f->Lp);
+        f->Lp = NULL;
+        return st;
+    }
     f->analysis_s += clock_now() - t0;
     return ATA_OK;
 }

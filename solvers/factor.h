@@ -25,6 +25,7 @@ typedef struct factor_core {
                                the solve plans hold them, L strictly lower, U
                                diagonal first; factored in place, the plans
                                read them there (factor.c, split_pattern) */
+    int split_fresh;        /* Ls/Us hold A's values, not yet factored */
     ata_csr *LU;            /* reference: the factors */
     ata_csr *C, *Ct;        /* IC0: C = L D^{1/2} and C^T */
     ata_csr *D;             /* Jacobi: diag(A) as a triangle */

@@ -67,16 +67,19 @@ static ata_status cpu_probe_sync_cost(ata_context *ctx, double *T_l)
     return ATA_OK;
 }
 
-/* T_u: the plan's user tasks run once, serially, with no dependencies. */
+/* T_u: the plan's user tasks run once, serially, with no dependencies
+ * (a split ILU0 plan's rows are their L and U parts together, as A's). */
 static ata_status cpu_probe_task_cost(ata_plan *p, double *T_u)
 {
-    const ata_csr *T = p->T;
+    const ata_csr *T = p->T, *U = p->Tu;
     double *x = calloc((size_t)p->n + 1, sizeof *x);
     if (!x) return ata_fail(ATA_ERR_NOMEM, "probe: out of memory");
     double t0 = clock_now();
     for (int i = 0; i < p->n; i++) {
         double s = 1;
         for (int q = T->rowptr[i]; q < T->rowptr[i + 1]; q++) s -= T->val[q] * x[T->col[q]];
+        if (U)
+            for (int q = U->rowptr[i]; q < U->rowptr[i + 1]; q++) s -= U->val[q] * x[U->col[q]];
         x[i] = s;
     }
     double t = (clock_now() - t0) / (p->n ? p->n : 1);

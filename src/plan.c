@@ -130,8 +130,12 @@ static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowe
     if ((st = choose_S(p, &S)) != ATA_OK) goto fail;
     /* vendor keeps a syncfree schedule only for the statistics. */
     ata_policy pol = opt->policy == ATA_POLICY_VENDOR ? ATA_POLICY_SYNCFREE : opt->policy;
-    if (like && like->opt.policy == opt->policy && like->sched.S_in == S && like->n == p->n &&
-        like->ctx == ctx && (like->kind == PLAN_ILU0 || like->opt.traversal == ATA_PULL) && preds && uplo == ATA_LOWER) {
+    /* like: the ILU0 plan on split factors, whose T is this pull lower
+     * plan's T (factor.c); its schedule is this one's where policy and S
+     * agree. */
+    if (like && like->kind == PLAN_ILU0 && like->Tu && kind == PLAN_SPTRSV && like->T == T &&
+        opt->traversal == ATA_PULL && opt->uplo == ATA_LOWER && like->opt.policy == opt->policy &&
+        like->sched.S_in == S && like->ctx == ctx) {
         if ((st = agg_copy(&like->sched, p->n, &p->sched)) != ATA_OK) goto fail;
     } else if ((st = agg_build(dp, T->rowptr, T->col, preds, uplo, pol, S, ctx->capacity, &p->sched)) != ATA_OK) {
         goto fail;

@@ -121,6 +121,10 @@ static uint64_t pattern_hash(const ata_plan *p)
     MIX(T->nrows); MIX(T->nnz);
     for (int i = 0; i <= T->nrows; i++) MIX(T->rowptr[i]);
     for (int q = 0; q < T->nnz; q++) MIX(T->col[q]);
+    if (p->Tu) {    /* split ILU0: U's part too */
+        for (int i = 0; i <= p->Tu->nrows; i++) MIX(p->Tu->rowptr[i]);
+        for (int q = 0; q < p->Tu->nnz; q++) MIX(p->Tu->col[q]);
+    }
 #undef MIX
     return h;
 }

@@ -4,6 +4,7 @@
  * factors through value maps (sptrsv_plan_create_mapped) against plans made
  * the public way on the extracted triangle: bitwise, also after new values;
  * and the CPU factor's split factors and the plans on them. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "test_util.h"
@@ -269,7 +270,20 @@ static void check_split(ata_context *ctx, const ata_csr *A, const ata_factor_opt
         ata_plan *pl, *pu;
         TU_OK(ata_sptrsv_plan_create(ctx, RL, &lo, &pl));
         TU_OK(ata_sptrsv_plan_create(ctx, RU, &uo, &pu));
-        const agg_result *a = &f->Lp->sched, *b = &pl->sched;
+        /* the schedule a fresh aggregation of L gives at the L plan's S
+         * (S auto may differ between the ILU0 and L plans: then no copy) */
+        dag dl;
+        agg_result fresh;
+        TU_OK(dag_build(n, RL->rowptr, RL->col, 1, ATA_LOWER, &dl));
+        TU_OK(agg_build(&dl, RL->rowptr, RL->col, 1, ATA_LOWER, fo->plan.policy, f->Lp->sched.S_in, ctx->capacity,
+                        &fresh));
+        const agg_result *a = &f->Lp->sched, *b = &fresh;
+        if (fo->plan.S == 0 && f->Lp->info.T_u > 0) {     /* the L plan's own S (Eq. 5.2), not the ILU0 plan's */
+            double s = ceil(f->Lp->opt.R * f->Lp->info.T_l / f->Lp->info.T_u);
+            if (s < ctx->S_min) s = ctx->S_min;
+            if (s > n) s = n;
+            assert_int_equal(a->S_in, s < 1 ? 1 : (int)s);
+        }
         assert_int_equal(a->natasks, b->natasks);
         assert_int_equal(a->nruns, b->nruns);
         assert_memory_equal(a->order, b->order, n * sizeof *a->order);
@@ -278,6 +292,8 @@ static void check_split(ata_context *ctx, const ata_csr *A, const ata_factor_opt
         assert_memory_equal(a->run_ptr, b->run_ptr, (a->nruns + 1) * sizeof *a->run_ptr);
         assert_true(a->c == b->c && a->f == b->f && a->barriers == b->barriers && a->untracked == b->untracked &&
                     a->S == b->S);
+        agg_free(&fresh);
+        dag_free(&dl);
         if (fo->plan.traversal == ATA_PULL) {
             assert_true((f->Lp->T == f->Ls) == (f->Lp->xorder_identity || f->Lp->xindex));
             assert_true((f->Up->T == f->Us) == (f->Up->xorder_identity || f->Up->xindex));
@@ -311,11 +327,11 @@ static void test_split_factors(void **state)
         const ata_policy pols[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCFREE, ATA_POLICY_CA, ATA_POLICY_LA,
                                     ATA_POLICY_GREEDY, ATA_POLICY_CHAIN };
         for (int pol = 0; pol < 6; pol++)
-            for (int t = 0; t < 2; t++) {
+            for (int t = 0; t < 3; t++) {     /* pull, push, pull with S auto */
                 ata_factor_options fo = ata_factor_defaults();
                 fo.plan.policy = pols[pol];
-                fo.plan.S = 16;
-                fo.plan.traversal = t ? ATA_PUSH : ATA_PULL;
+                fo.plan.S = t == 2 ? 0 : 16;
+                fo.plan.traversal = t == 1 ? ATA_PUSH : ATA_PULL;
                 check_split(ctx, A, &fo, m < 3 ? specs[m] : "lap3d:9 level ordered");
             }
         ata_csr_free(A);
