@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "error.h"
+#include "mem.h"
 
 /* ------------------------------------------------------------------ */
 /* Laplacians                                                          */
@@ -268,7 +269,7 @@ static int circ_tail(circ *c, int nb, int t, double w0, int hubs)
  * do not change since the edge goes up in both index and level. */
 static int circ_attach_isolated(circ *c)
 {
-    char *seen = calloc((size_t)c->n, 1);
+    char *seen = mem_calloc((size_t)c->n, 1);
     if (!seen) return 0;
     for (long long e = 0; e < c->nends; e++) seen[c->ends[e]] = 1;
     int ok = 1;
@@ -387,10 +388,10 @@ ata_status ata_gen_circuit(int n, uint64_t seed, ata_csr **out)
     circ_shape(n, &t, &w0, &hubs);
     const int nb = n - circ_tail_size(t, w0), nlevels = 4 + t;
     circ c = { .n = n, .rng = seed ^ 0x5DEECE66Dull };
-    c.level = calloc((size_t)n, sizeof *c.level);
-    c.at = calloc((size_t)nlevels + 1, sizeof *c.at);
-    c.nat = calloc((size_t)nlevels + 1, sizeof *c.nat);
-    c.capat = calloc((size_t)nlevels + 1, sizeof *c.capat);
+    c.level = mem_calloc((size_t)n, sizeof *c.level);
+    c.at = mem_calloc((size_t)nlevels + 1, sizeof *c.at);
+    c.nat = mem_calloc((size_t)nlevels + 1, sizeof *c.nat);
+    c.capat = mem_calloc((size_t)nlevels + 1, sizeof *c.capat);
     ata_status st = ATA_OK;
     if (!c.level || !c.at || !c.nat || !c.capat || !circ_bulk(&c, nb)
         || !circ_tail(&c, nb, t, w0, hubs) || !circ_attach_isolated(&c))

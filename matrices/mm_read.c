@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include "coo.h"
 #include "error.h"
+#include "mem.h"
 
 /* ================================================================== */
 /* Matrix Market text: one pass                                        */
@@ -328,7 +329,7 @@ static ata_status mm_expand(const mm_header *h, const char *name, mm_coo *c)
         return ata_fail(ATA_ERR_UNSUPPORTED, "%s: %lld entries after symmetric expansion exceed 32-bit indices",
                         name, n);
     ATA_TRY(mm_coo_reserve(c, n, name));
-    c->mirror_of = malloc(((size_t)(n - c->nfile) + 1) * sizeof *c->mirror_of);
+    c->mirror_of = mem_alloc(((size_t)(n - c->nfile) + 1) * sizeof *c->mirror_of);
     if (!c->mirror_of) return ata_fail(ATA_ERR_NOMEM, "%s: out of memory for %lld entries", name, n);
     const double sign = h->sym == MM_SKEW ? -1 : 1;
     for (int k = 0; k < c->nfile; k++) {
@@ -561,7 +562,7 @@ static ata_status rb_to_csr(const rb_data *d, const char *name, ata_csr **out)
     ata_csr At = { .nrows = d->ncol, .ncols = d->nrow, .nnz = nnz, .rowptr = d->Ap, .col = d->Ai, .val = d->Ax };
     double *ones = NULL;
     if (!d->Ax) {           /* pattern: every stored entry is 1 */
-        ones = malloc(((size_t)nnz + 1) * sizeof *ones);
+        ones = mem_alloc(((size_t)nnz + 1) * sizeof *ones);
         if (!ones) return ata_fail(ATA_ERR_NOMEM, "%s: out of memory", name);
         for (int p = 0; p < nnz; p++) ones[p] = 1;
         At.val = ones;
@@ -656,7 +657,7 @@ static ata_status arc_too_big(const char *path, const rd_opts *o)
 static ata_status arc_read_data(struct archive *a, const char *path, const rd_opts *o, arc_member *m)
 {
     size_t cap = 1 << 16;
-    m->data = malloc(cap);
+    m->data = mem_alloc(cap);
     m->len = 0;
     for (;;) {
         if (!m->data) return ata_fail(ATA_ERR_NOMEM, "%s: out of memory decompressing", path);

@@ -15,6 +15,7 @@
 #include "factor.h"
 #include "ilu0_row.h"
 #include "plan.h"
+#include "mem.h"
 
 #define FACTOR_MAX_RETRIES 40
 
@@ -149,7 +150,7 @@ static ata_status numeric(factor_core *f, double s)
         if (!f->split_fresh) split_run(f, NULL, aval);     /* setup's split holds A's values */
         f->split_fresh = 0;
     } else {
-        if (!dst->val && !(dst->val = malloc(((size_t)f->nnz + 1) * sizeof *dst->val)))
+        if (!dst->val && !(dst->val = mem_alloc(((size_t)f->nnz + 1) * sizeof *dst->val)))
             return ata_fail(ATA_ERR_NOMEM, "factor: out of memory for %d values", f->nnz);
         cpu_pool_copy(f->ctx ? f->ctx->pool : NULL, dst->val, aval, (size_t)f->nnz);
     }
@@ -184,7 +185,7 @@ static ata_status ic0_from_ilu0(const ata_csr *LU, ata_csr **C_out, ata_csr **Ct
     ata_csr *C;
     ATA_TRY(ata_csr_tril(LU, &C));
     const int n = C->nrows;
-    double *d = malloc(((size_t)n + 1) * sizeof *d);
+    double *d = mem_alloc(((size_t)n + 1) * sizeof *d);
     if (!d) { ata_csr_free(C); return ata_fail(ATA_ERR_NOMEM, "ic0: out of memory"); }
     for (int i = 0; i < n; i++) d[i] = sqrt(C->val[C->rowptr[i + 1] - 1]);   /* diagonal is last */
     for (int i = 0; i < n; i++)
@@ -220,7 +221,7 @@ static ata_status plan_take(ata_plan *p, const ata_csr *F, int **map)
         view.val = NULL;
         ATA_TRY(sptrsv_plan_value_map(p, &view, NULL, map));
     }
-    double *scratch = malloc(((size_t)p->info.nnz + 1) * sizeof *scratch);
+    double *scratch = mem_alloc(((size_t)p->info.nnz + 1) * sizeof *scratch);
     if (!scratch) return ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
     ata_status st = sptrsv_plan_values_mapped(p, F->val, *map, scratch);
     free(scratch);
@@ -426,7 +427,7 @@ ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_facto
     double t0 = clock_now();
 #define CHECK(e) do { if ((st = (e)) != ATA_OK) goto fail; } while (0)
     f->nnz = A->nnz;
-    if (!(f->dpos = malloc(((size_t)n + 1) * sizeof *f->dpos))) {
+    if (!(f->dpos = mem_alloc(((size_t)n + 1) * sizeof *f->dpos))) {
         st = ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
         goto fail;
     }
@@ -453,7 +454,7 @@ ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_facto
         po.uplo = ATA_LOWER; po.diag = ATA_NON_UNIT; po.traversal = ATA_PULL;
         ata_csr *T;
         if (hints->borrow_pattern) {   /* the plan's values only: numeric() writes them */
-            if (!(T = calloc(1, sizeof *T)) || !(T->val = malloc(((size_t)A->nnz + 1) * sizeof *T->val))) {
+            if (!(T = calloc(1, sizeof *T)) || !(T->val = mem_alloc(((size_t)A->nnz + 1) * sizeof *T->val))) {
                 free(T);
                 st = ata_fail(ATA_ERR_NOMEM, "factor: out of memory for %d values", A->nnz);
                 goto fail;
@@ -469,7 +470,7 @@ ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_facto
         CHECK(plan_analyse(ctx, T, hints->borrow_pattern ? PLAN_T_PATTERN : PLAN_T_OWNED, PLAN_ILU0, &po, hints->lower, NULL, &f->fp));   /* owns T (or its values) */
     }
     if (ctx) CHECK(ctx->ops->vec_alloc(ctx, (size_t)n, &f->tmp));
-    else if (!(f->tmp = calloc((size_t)n + 1, sizeof *f->tmp))) {
+    else if (!(f->tmp = mem_calloc((size_t)n + 1, sizeof *f->tmp))) {
         st = ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
         goto fail;
     }

@@ -7,6 +7,7 @@
 #include "context.h"
 #include "error.h"
 #include "krylov_ops.h"
+#include "mem.h"
 
 ata_status krylov_init(krylov_ops *o, ata_context *ctx, const ata_csr *A, factor_core *pc)
 {
@@ -35,7 +36,7 @@ void krylov_fini(krylov_ops *o)
 ata_status krylov_alloc(krylov_ops *o, double **v)
 {
     if (o->ctx) return o->ctx->ops->vec_alloc(o->ctx, (size_t)o->n, v);
-    *v = calloc((size_t)o->n + 1, sizeof **v);
+    *v = mem_calloc((size_t)o->n + 1, sizeof **v);
     return *v ? ATA_OK : ata_fail(ATA_ERR_NOMEM, "krylov: out of memory (n = %d)", o->n);
 }
 

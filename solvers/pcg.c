@@ -18,6 +18,7 @@
 #include "factor.h"
 #include "krylov_ops.h"
 #include "reorder.h"
+#include "mem.h"
 
 static const char *const precond_names[] = { "ilu0", "ic0", "none", "jacobi" };
 static const char *const reorder_names[] = { "none", "rcm", "nd" };
@@ -119,7 +120,7 @@ static ata_status pcg_iterate(ata_pcg_solver *s, const double *b_host, double *x
     krylov_ops *o = &s->ops;
     double *b = s->v[0], *x = s->v[1], *r = s->v[2], *z = s->v[3], *p = s->v[4], *q = s->v[5];
     ata_status st;
-    if (opt->keep_history && !(res->history = malloc(((size_t)opt->maxit + 1) * sizeof *res->history)))
+    if (opt->keep_history && !(res->history = mem_alloc(((size_t)opt->maxit + 1) * sizeof *res->history)))
         return ata_fail(ATA_ERR_NOMEM, "pcg: out of memory for the residual history");
 #define CHECK(e) do { if ((st = (e)) != ATA_OK) return st; } while (0)
     double bb, rr, rz, pq, rz_new;
@@ -236,7 +237,7 @@ void ata_pcg_destroy(ata_pcg_solver *s)
 static ata_status level_perm(const ata_csr *A, int **perm_out, dag *d)
 {
     ATA_TRY(dag_build(A->nrows, A->rowptr, A->col, 1, ATA_LOWER, d));
-    int *perm = malloc(((size_t)A->nrows + 1) * sizeof *perm);
+    int *perm = mem_alloc(((size_t)A->nrows + 1) * sizeof *perm);
     if (!perm) { dag_free(d); return ata_fail(ATA_ERR_NOMEM, "pcg: out of memory"); }
     for (int k = 0; k < A->nrows; k++) perm[d->level_rows[k]] = k;
     dag_to_level_order(d);      /* the relabelled A's: the factor's plans take it */
@@ -267,7 +268,7 @@ static ata_status layout_perm(ata_pcg_solver *s, const ata_csr *A_in, dag *d)
 static ata_status caller_map(ata_pcg_solver *s)
 {
     const int n = s->n;
-    int *inv = malloc(((size_t)n + 1) * sizeof *inv), *back = NULL;
+    int *inv = mem_alloc(((size_t)n + 1) * sizeof *inv), *back = NULL;
     if (!inv) return ata_fail(ATA_ERR_NOMEM, "pcg update: out of memory");
     for (int i = 0; i < n; i++) inv[s->total[i]] = i;
     ata_csr view = *s->A, *B = NULL;
@@ -276,7 +277,7 @@ static ata_status caller_map(ata_pcg_solver *s)
     free(inv);
     ata_csr_free(B);
     if (st != ATA_OK) return st;
-    int *amap = malloc(((size_t)s->nnz + 1) * sizeof *amap);
+    int *amap = mem_alloc(((size_t)s->nnz + 1) * sizeof *amap);
     if (!amap) { free(back); return ata_fail(ATA_ERR_NOMEM, "pcg update: out of memory"); }
     for (int r = 0; r < s->nnz; r++) amap[back[r]] = r;
     free(back);
@@ -335,8 +336,8 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
     CHECK(krylov_init(&s->ops, ctx, s->A, s->pc));
     for (int k = 0; k < 6; k++) CHECK(krylov_alloc(&s->ops, &s->v[k]));
     if (s->total && ctx && ctx->backend != ATA_BACKEND_CPU) {
-        s->pb = malloc((size_t)s->n * sizeof *s->pb);
-        s->px = malloc((size_t)s->n * sizeof *s->px);
+        s->pb = mem_alloc((size_t)s->n * sizeof *s->pb);
+        s->px = mem_alloc((size_t)s->n * sizeof *s->px);
         if (!s->pb || !s->px) { st = ata_fail(ATA_ERR_NOMEM, "pcg: out of memory"); goto fail; }
     }
 #undef CHECK

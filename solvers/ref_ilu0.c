@@ -3,6 +3,7 @@
 #include "csr.h"
 #include "error.h"
 #include "ilu0_row.h"
+#include "mem.h"
 
 ata_status ata_ref_ilu0(ata_csr *A)
 {
@@ -11,7 +12,7 @@ ata_status ata_ref_ilu0(ata_csr *A)
         return ata_fail(ATA_ERR_NOT_SQUARE, "ilu0: matrix is %d x %d", A->nrows, A->ncols);
     ATA_TRY(csr_check_structure(A, "ilu0"));
     const int n = A->nrows;
-    int *diag = malloc((size_t)n * sizeof *diag), *work = malloc((size_t)n * sizeof *work);
+    int *diag = mem_alloc((size_t)n * sizeof *diag), *work = mem_alloc((size_t)n * sizeof *work);
     ata_status st = ATA_OK;
     if (!diag || !work) { st = ata_fail(ATA_ERR_NOMEM, "ilu0: out of memory (n = %d)", n); goto out; }
     if ((st = ilu0_find_diag(A, diag)) != ATA_OK) goto out;

@@ -6,6 +6,7 @@
 #include <metis.h>
 #include "error.h"
 #include "reorder.h"
+#include "mem.h"
 
 /* Graph of A + A^T without the diagonal, as METIS wants it. */
 static ata_status sym_graph(const ata_csr *A, int **xadj_out, int **adj_out)
@@ -13,8 +14,8 @@ static ata_status sym_graph(const ata_csr *A, int **xadj_out, int **adj_out)
     ata_csr *At;
     ATA_TRY(ata_csr_transpose(A, &At));
     const int n = A->nrows;
-    int *xadj = calloc((size_t)n + 1, sizeof *xadj);
-    int *adj = malloc(((size_t)A->nnz + At->nnz + 1) * sizeof *adj);
+    int *xadj = mem_calloc((size_t)n + 1, sizeof *xadj);
+    int *adj = mem_alloc(((size_t)A->nnz + At->nnz + 1) * sizeof *adj);
     if (!xadj || !adj) { free(xadj); free(adj); ata_csr_free(At); return ata_fail(ATA_ERR_NOMEM, "reorder: out of memory"); }
     for (int i = 0; i < n; i++) {
         /* Merge two sorted rows, dropping i itself and duplicates. */
@@ -35,7 +36,7 @@ static ata_status sym_graph(const ata_csr *A, int **xadj_out, int **adj_out)
 static ata_status order_nd(int n, int *xadj, int *adj, int *perm)
 {
     idx_t nv = n, opts[METIS_NOPTIONS];
-    idx_t *mperm = malloc(((size_t)n + 1) * sizeof *mperm);
+    idx_t *mperm = mem_alloc(((size_t)n + 1) * sizeof *mperm);
     if (!mperm) return ata_fail(ATA_ERR_NOMEM, "reorder: out of memory");
     METIS_SetDefaultOptions(opts);
     /* METIS: row k of A' is row mperm[k] of A; iperm[i] = new index of i. */
@@ -75,10 +76,10 @@ static void rcm_sort_by_degree(int *v, int *tmp, int k, const int *xadj)
  * all, not O(n) per component: the same ordering, in linear time. */
 static ata_status order_rcm(int n, const int *xadj, const int *adj, int *perm)
 {
-    int *seq = malloc(((size_t)n + 1) * sizeof *seq), *nb = malloc(((size_t)n + 1) * sizeof *nb);
-    int *byd = malloc(((size_t)n + 1) * sizeof *byd), *cnt = calloc((size_t)n + 2, sizeof *cnt);
-    int *tmp = malloc(((size_t)n + 1) * sizeof *tmp);
-    char *seen = calloc((size_t)n + 1, 1);
+    int *seq = mem_alloc(((size_t)n + 1) * sizeof *seq), *nb = mem_alloc(((size_t)n + 1) * sizeof *nb);
+    int *byd = mem_alloc(((size_t)n + 1) * sizeof *byd), *cnt = mem_calloc((size_t)n + 2, sizeof *cnt);
+    int *tmp = mem_alloc(((size_t)n + 1) * sizeof *tmp);
+    char *seen = mem_calloc((size_t)n + 1, 1);
     if (!seq || !nb || !byd || !cnt || !tmp || !seen) {
         free(seq); free(nb); free(byd); free(cnt); free(tmp); free(seen);
         return ata_fail(ATA_ERR_NOMEM, "reorder: out of memory");
@@ -108,7 +109,7 @@ static ata_status order_rcm(int n, const int *xadj, const int *adj, int *perm)
 ata_status reorder_perm(const ata_csr *A, ata_reorder how, int **perm_out)
 {
     const int n = A->nrows;
-    int *perm = malloc(((size_t)n + 1) * sizeof *perm), *xadj = NULL, *adj = NULL;
+    int *perm = mem_alloc(((size_t)n + 1) * sizeof *perm), *xadj = NULL, *adj = NULL;
     if (!perm) return ata_fail(ATA_ERR_NOMEM, "reorder: out of memory");
     ata_status st = sym_graph(A, &xadj, &adj);
     if (st == ATA_OK) st = how == ATA_REORDER_ND ? order_nd(n, xadj, adj, perm) : order_rcm(n, xadj, adj, perm);

@@ -6,6 +6,7 @@
 #include "agg.h"
 #include "error.h"
 #include "policy.h"
+#include "mem.h"
 
 void agg_free(agg_result *a)
 {
@@ -22,14 +23,14 @@ void agg_free(agg_result *a)
 ata_status agg_copy(const agg_result *src, int n, agg_result *dst)
 {
     *dst = *src;
-    dst->order = malloc(((size_t)n + 1) * sizeof *dst->order);
-    dst->atask_ptr = malloc(((size_t)src->natasks + 1) * sizeof *dst->atask_ptr);
-    dst->flags = malloc((size_t)src->natasks + 1);
-    dst->run_ptr = malloc(((size_t)src->nruns + 1) * sizeof *dst->run_ptr);
+    dst->order = mem_alloc(((size_t)n + 1) * sizeof *dst->order);
+    dst->atask_ptr = mem_alloc(((size_t)src->natasks + 1) * sizeof *dst->atask_ptr);
+    dst->flags = mem_alloc((size_t)src->natasks + 1);
+    dst->run_ptr = mem_alloc(((size_t)src->nruns + 1) * sizeof *dst->run_ptr);
     dst->block_ptr = dst->atask_block = NULL;
     if (src->block_ptr) {
-        dst->block_ptr = malloc(((size_t)src->nblocks + 1) * sizeof *dst->block_ptr);
-        dst->atask_block = malloc(((size_t)src->natasks + 1) * sizeof *dst->atask_block);
+        dst->block_ptr = mem_alloc(((size_t)src->nblocks + 1) * sizeof *dst->block_ptr);
+        dst->atask_block = mem_alloc(((size_t)src->natasks + 1) * sizeof *dst->atask_block);
     }
     if (!dst->order || !dst->atask_ptr || !dst->flags || !dst->run_ptr ||
         (src->block_ptr && (!dst->block_ptr || !dst->atask_block))) {
@@ -110,7 +111,7 @@ int agg_cut_la(const dag *d, ata_uplo uplo, int S, int *order, int *aptr)
     /* Chunk a holds the S tasks t = a*S.. (the last one the rest). */
     aptr[0] = 0;
     for (int a = 0; a < p; a++) aptr[a + 1] = n - aptr[a] > S ? aptr[a] + S : n;
-    int *cursor = malloc(((size_t)p + 1) * sizeof *cursor);
+    int *cursor = mem_alloc(((size_t)p + 1) * sizeof *cursor);
     if (!cursor) return -1;
     memcpy(cursor, aptr, ((size_t)p + 1) * sizeof *cursor);
     for (int k = 0; k < n; k++) {
@@ -130,7 +131,7 @@ static int pair_set_add(pair_set *h, uint64_t key)   /* 1: new, 0: seen, -1: no 
 {
     if (2 * (h->used + 1) > h->cap) {
         size_t cap = h->cap ? 2 * h->cap : 1024;
-        uint64_t *slot = malloc(cap * sizeof *slot);
+        uint64_t *slot = mem_alloc(cap * sizeof *slot);
         if (!slot) return -1;
         for (size_t k = 0; k < cap; k++) slot[k] = UINT64_MAX;
         for (size_t k = 0; k < h->cap; k++) {
@@ -217,8 +218,8 @@ static ata_status classify_edges(agg_result *r, const dag *d, int lorder, const 
 {
     const int n = d->n, p = r->natasks;
     int *owner = NULL, *l2a = NULL;
-    int *maxsrc = malloc(((size_t)p + 1) * sizeof *maxsrc);
-    int *lastb = malloc(((size_t)p + 1) * sizeof *lastb);
+    int *maxsrc = mem_alloc(((size_t)p + 1) * sizeof *maxsrc);
+    int *lastb = mem_alloc(((size_t)p + 1) * sizeof *lastb);
     pair_set pairs = { NULL, 0, 0 };
     if (!maxsrc || !lastb) goto nomem;
     for (int a = 0; a < p; a++) maxsrc[a] = lastb[a] = -1;
@@ -233,13 +234,13 @@ static ata_status classify_edges(agg_result *r, const dag *d, int lorder, const 
     }
     const int *lev = d->level, *map = NULL;
     if (lorder) {
-        if (!(l2a = malloc(((size_t)d->nlevels + 1) * sizeof *l2a))) goto nomem;
+        if (!(l2a = mem_alloc(((size_t)d->nlevels + 1) * sizeof *l2a))) goto nomem;
         if (!level_atasks(r, d, l2a)) lorder = 0;
         /* levelset: the atask is the level itself. */
         else if (p != d->nlevels) map = l2a;
     }
     if (!lorder) {
-        if (!(owner = malloc(((size_t)n + 1) * sizeof *owner))) goto nomem;
+        if (!(owner = mem_alloc(((size_t)n + 1) * sizeof *owner))) goto nomem;
         for (int a = 0; a < p; a++)
             for (int k = r->atask_ptr[a]; k < r->atask_ptr[a + 1]; k++) owner[r->order[k]] = a;
         lev = owner;
@@ -289,7 +290,7 @@ static ata_status build_chain(agg_result *r, const dag *d, const int *ptr, const
                               ata_uplo uplo, int cap)
 {
     const int n = d->n;
-    int *bstart = malloc(((size_t)n + 1) * sizeof *bstart), *blk = malloc(((size_t)n + 1) * sizeof *blk);
+    int *bstart = mem_alloc(((size_t)n + 1) * sizeof *bstart), *blk = mem_alloc(((size_t)n + 1) * sizeof *blk);
     int *lev = NULL, *cnt = NULL, nb = 0, nlev = 0;
     if (!bstart || !blk) goto nomem;
     for (int t = 0; t < n; t++) {
@@ -300,7 +301,7 @@ static ata_status build_chain(agg_result *r, const dag *d, const int *ptr, const
         blk[i] = nb - 1;
     }
     bstart[nb] = n;
-    if (!(lev = calloc((size_t)nb + 1, sizeof *lev))) goto nomem;
+    if (!(lev = mem_calloc((size_t)nb + 1, sizeof *lev))) goto nomem;
     /* Blocks in solve order: a block's predecessors are in earlier ones. */
     for (int b = 0; b < nb; b++)
         for (int t = bstart[b]; t < bstart[b + 1]; t++) {
@@ -315,11 +316,11 @@ static ata_status build_chain(agg_result *r, const dag *d, const int *ptr, const
         }
     r->natasks = nlev;
     r->nblocks = nb;
-    r->block_ptr = malloc(((size_t)nb + 1) * sizeof *r->block_ptr);
-    r->atask_block = malloc(((size_t)nlev + 1) * sizeof *r->atask_block);
-    r->run_ptr = malloc(((size_t)nlev + 1) * sizeof *r->run_ptr);
-    r->flags = calloc((size_t)nlev + 1, 1);
-    if (!(cnt = calloc((size_t)nlev + 1, sizeof *cnt)) || !r->block_ptr || !r->atask_block || !r->run_ptr || !r->flags)
+    r->block_ptr = mem_alloc(((size_t)nb + 1) * sizeof *r->block_ptr);
+    r->atask_block = mem_alloc(((size_t)nlev + 1) * sizeof *r->atask_block);
+    r->run_ptr = mem_alloc(((size_t)nlev + 1) * sizeof *r->run_ptr);
+    r->flags = mem_calloc((size_t)nlev + 1, 1);
+    if (!(cnt = mem_calloc((size_t)nlev + 1, sizeof *cnt)) || !r->block_ptr || !r->atask_block || !r->run_ptr || !r->flags)
         goto nomem;
     for (int b = 0; b < nb; b++) cnt[lev[b] + 1]++;
     for (int l = 0; l < nlev; l++) cnt[l + 1] += cnt[l];
@@ -353,7 +354,7 @@ static ata_status build_runs(agg_result *r, const dag *d, int lorder)
 {
     const int n = d->n, p = r->natasks;
     const size_t room = lorder ? (size_t)p + d->nlevels + 1 : (size_t)n + 1;
-    int *run = malloc(room * sizeof *run), nr = 0;
+    int *run = mem_alloc(room * sizeof *run), nr = 0;
     if (!run) return ata_fail(ATA_ERR_NOMEM, "aggregation: out of memory (n = %d)", n);
     if (lorder) {
         /* Cut points below n (an empty last atask starts no run), each once. */
@@ -399,9 +400,9 @@ ata_status agg_build(const dag *d, const int *ptr, const int *idx, int preds,
     out->S_in = S;
     if (capacity < S) capacity = S;
     out->S = pd->flags & POLICY_CAPACITY ? capacity : S;
-    out->order = malloc(((size_t)n + 1) * sizeof *out->order);
+    out->order = mem_alloc(((size_t)n + 1) * sizeof *out->order);
     /* Every adaptive task holds a row: n + 1 cut points at most (trimmed below). */
-    out->atask_ptr = malloc(((size_t)n + 2) * sizeof *out->atask_ptr);
+    out->atask_ptr = mem_alloc(((size_t)n + 2) * sizeof *out->atask_ptr);
     if (!out->order || !out->atask_ptr) goto nomem;
     if (pd->flags & POLICY_BLOCKS) {
         ata_status st = build_chain(out, d, ptr, idx, preds, uplo, out->S);
@@ -424,7 +425,7 @@ ata_status agg_build(const dag *d, const int *ptr, const int *idx, int preds,
     if (out->natasks < 0) goto nomem;
     int *trim = realloc(out->atask_ptr, ((size_t)out->natasks + 1) * sizeof *trim);
     if (trim) out->atask_ptr = trim;
-    out->flags = calloc((size_t)out->natasks + 1, 1);
+    out->flags = mem_calloc((size_t)out->natasks + 1, 1);
     if (!out->flags) goto nomem;
     const int lorder = builds_level_order(pd->build);
     ata_status st = classify_edges(out, d, lorder, ptr, idx, preds, uplo);
@@ -450,9 +451,9 @@ static int block_of(const agg_result *a, int k)
 ata_status agg_check_order(const agg_result *a, int n, const int *ptr,
                            const int *idx, int preds, ata_uplo uplo)
 {
-    int *pos = malloc(((size_t)n + 1) * sizeof *pos);
-    int *owner = malloc(((size_t)n + 1) * sizeof *owner);
-    int *nbar = malloc(((size_t)a->natasks + 1) * sizeof *nbar);
+    int *pos = mem_alloc(((size_t)n + 1) * sizeof *pos);
+    int *owner = mem_alloc(((size_t)n + 1) * sizeof *owner);
+    int *nbar = mem_alloc(((size_t)a->natasks + 1) * sizeof *nbar);
     ata_status st = ATA_OK;
     if (!pos || !owner || !nbar) { st = ata_fail(ATA_ERR_NOMEM, "check: out of memory"); goto out; }
     for (int t = 0; t < a->natasks; t++) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "coo.h"
 #include "error.h"
+#include "mem.h"
 
 /* Merge runs of equal columns in each row, summing in input order. */
 static void coo_sum_runs(ata_csr *A, int *src)
@@ -34,8 +35,8 @@ ata_status coo_assemble(int m, int n, int nz, const int *row, const int *col, co
     if (src_out) *src_out = NULL;
     ata_csr *A;
     ATA_TRY(ata_csr_alloc(m, n, nz, &A));
-    int *bycol = malloc(((size_t)nz + 1) * sizeof *bycol), *cnt = calloc((size_t)n + 1, sizeof *cnt);
-    int *src = malloc(((size_t)nz + 1) * sizeof *src);
+    int *bycol = mem_alloc(((size_t)nz + 1) * sizeof *bycol), *cnt = mem_calloc((size_t)n + 1, sizeof *cnt);
+    int *src = mem_alloc(((size_t)nz + 1) * sizeof *src);
     if (!bycol || !cnt || !src) {
         free(bycol); free(cnt); free(src); ata_csr_free(A);
         return ata_fail(ATA_ERR_NOMEM, "out of memory assembling %d entries", nz);

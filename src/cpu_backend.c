@@ -4,6 +4,7 @@
 #include <string.h>
 #include "cpu_exec.h"
 #include "error.h"
+#include "mem.h"
 
 static ata_status cpu_ctx_init(ata_context *ctx)
 {
@@ -72,7 +73,7 @@ static ata_status cpu_probe_sync_cost(ata_context *ctx, double *T_l)
 static ata_status cpu_probe_task_cost(ata_plan *p, double *T_u)
 {
     const ata_csr *T = p->T, *U = p->Tu;
-    double *x = calloc((size_t)p->n + 1, sizeof *x);
+    double *x = mem_calloc((size_t)p->n + 1, sizeof *x);
     if (!x) return ata_fail(ATA_ERR_NOMEM, "probe: out of memory");
     double t0 = clock_now();
     for (int i = 0; i < p->n; i++) {
@@ -91,7 +92,7 @@ static ata_status cpu_probe_task_cost(ata_plan *p, double *T_u)
 static ata_status cpu_vec_alloc(ata_context *ctx, size_t n, double **v)
 {
     (void)ctx;
-    *v = malloc((n ? n : 1) * sizeof **v);
+    *v = mem_alloc((n ? n : 1) * sizeof **v);
     return *v ? ATA_OK : ata_fail(ATA_ERR_NOMEM, "vector of %zu doubles: out of memory", n);
 }
 static void cpu_vec_free(ata_context *ctx, double *v) { (void)ctx; free(v); }

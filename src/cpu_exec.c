@@ -26,6 +26,7 @@
 #include "cpu_exec.h"
 #include "error.h"
 #include "ilu0_row.h"
+#include "mem.h"
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -528,13 +529,13 @@ ata_status cpu_exec_layout(ata_plan *p)
     p->xindex = pull && (identity || jumps < n / EXEC_STAGE_JUMPS);
     const int keep = identity || p->xindex;     /* T as it is */
     const int need_xp = !pull || !p->xindex;
-    double *xp = need_xp ? malloc(((size_t)n + 1) * sizeof *xp) : NULL;
+    double *xp = need_xp ? mem_alloc(((size_t)n + 1) * sizeof *xp) : NULL;
     if (need_xp && !xp) return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
     p->dev = xp;
     p->info.plan_bytes += need_xp ? sizeof(double) * (size_t)n : 0;
     if (keep) return ATA_OK;
     ata_csr *S = NULL;
-    int *pos = malloc(((size_t)n + 1) * sizeof *pos);
+    int *pos = mem_alloc(((size_t)n + 1) * sizeof *pos);
     ata_status st = ata_csr_alloc(T->nrows, T->ncols, T->nnz, &S);
     if (st == ATA_OK && !pos) st = ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
     if (st != ATA_OK) { free(pos); ata_csr_free(S); return st; }
@@ -573,7 +574,7 @@ ata_status cpu_exec_set_values(ata_plan *p, const double *val)
         return ATA_OK;
     }
     const int n = p->n, *order = p->sched.order;
-    int *start = malloc(((size_t)n + 1) * sizeof *start);
+    int *start = mem_alloc(((size_t)n + 1) * sizeof *start);
     if (!start) return ata_fail(ATA_ERR_NOMEM, "plan values: out of memory (n = %d)", n);
     for (int k = 0; k < n; k++) start[order[k] + 1] = T->rowptr[k + 1] - T->rowptr[k];
     start[0] = 0;
@@ -636,7 +637,7 @@ ata_status cpu_exec_sptrsv(ata_plan *p, const double *b, double *x)
 ata_status cpu_exec_ilu0(ata_plan *p)
 {
     int nt = p->info.threads_used > 0 ? p->info.threads_used : cpu_pool_size(p->ctx->pool);
-    int *work = malloc((size_t)nt * p->n * sizeof *work + 1);
+    int *work = mem_alloc((size_t)nt * p->n * sizeof *work + 1);
     if (!work) return ata_fail(ATA_ERR_NOMEM, "ilu0: out of memory for %d workers x %d rows", nt, p->n);
     memset(work, 0xff, (size_t)nt * p->n * sizeof *work);   /* all -1 */
     ata_status st = exec_run(p, EXEC_ILU0, NULL, p->T->val, work);

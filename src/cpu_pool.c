@@ -15,6 +15,7 @@
 #endif
 #include "cpu_pool.h"
 #include "error.h"
+#include "mem.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -208,7 +209,7 @@ ata_status cpu_pool_create(int nthreads, ata_wait_policy wait_policy, cpu_pool *
     pool->n = nthreads;
     pool->cpus = cpu_pool_cpus_available();
     pool_set_policy(pool, wait_policy);
-    pool->threads = calloc((size_t)nthreads, sizeof *pool->threads);
+    pool->threads = mem_calloc((size_t)nthreads, sizeof *pool->threads);
     cpu_event_init(&pool->gen);
     cpu_event_init(&pool->done);
     atomic_init(&pool->stop, 0);

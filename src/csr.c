@@ -7,6 +7,7 @@
 #include <string.h>
 #include "csr.h"
 #include "error.h"
+#include "mem.h"
 
 static const char *csr_name(const char *what) { return what && *what ? what : "matrix"; }
 
@@ -20,9 +21,9 @@ ata_status ata_csr_alloc(int nrows, int ncols, int nnz, ata_csr **out)
     if (!A) return ata_fail(ATA_ERR_NOMEM, "csr alloc: out of memory");
     /* At least one element each, so an empty matrix still has valid arrays
      * and malloc(0) returning NULL is never mistaken for failure. */
-    A->rowptr = calloc((size_t)nrows + 1, sizeof *A->rowptr);
-    A->col = malloc(((size_t)nnz + 1) * sizeof *A->col);
-    A->val = malloc(((size_t)nnz + 1) * sizeof *A->val);
+    A->rowptr = mem_calloc((size_t)nrows + 1, sizeof *A->rowptr);
+    A->col = mem_alloc(((size_t)nnz + 1) * sizeof *A->col);
+    A->val = mem_alloc(((size_t)nnz + 1) * sizeof *A->val);
     if (!A->rowptr || !A->col || !A->val) {
         ata_csr_free(A);
         return ata_fail(ATA_ERR_NOMEM, "csr alloc: out of memory (%d x %d, nnz %d)", nrows, ncols, nnz);
@@ -120,7 +121,7 @@ ata_status ata_csr_transpose(const ata_csr *A, ata_csr **out)
     ATA_TRY(ata_csr_alloc(m, n, A->nnz, &B));
     int *Bp = B->rowptr, *Bj = B->col;
     double *Bx = B->val;
-    int *next = malloc(((size_t)m + 1) * sizeof *next);
+    int *next = mem_alloc(((size_t)m + 1) * sizeof *next);
     if (!next) { ata_csr_free(B); return ata_fail(ATA_ERR_NOMEM, "csr transpose: out of memory"); }
     memset(Bp, 0, ((size_t)m + 1) * sizeof *Bp);
     for (int p = 0; p < A->nnz; p++) Bp[Aj[p] + 1]++;
@@ -219,7 +220,7 @@ static uint64_t uniform_below(uint64_t *s, uint64_t bound)
 ata_status ata_random_perm(int n, uint64_t seed, int **perm_out)
 {
     if (!perm_out || n < 0) return ata_fail(ATA_ERR_ARG, "random perm: n = %d or NULL output", n);
-    int *perm = malloc(((size_t)n + 1) * sizeof *perm);
+    int *perm = mem_alloc(((size_t)n + 1) * sizeof *perm);
     if (!perm) return ata_fail(ATA_ERR_NOMEM, "random perm: out of memory (n = %d)", n);
     uint64_t s = seed;
     for (int i = 0; i < n; i++) perm[i] = i;
@@ -241,7 +242,7 @@ int ata_csr_is_symmetric(const ata_csr *A)
     if (!A || A->nrows != A->ncols) return 0;
     const int n = A->nrows, *Ap = A->rowptr, *Aj = A->col;
     const double *Ax = A->val;
-    int *next = malloc(((size_t)n + 1) * sizeof *next);
+    int *next = mem_alloc(((size_t)n + 1) * sizeof *next);
     if (!next) {
         for (int i = 0; i < n; i++)
             for (int p = Ap[i]; p < Ap[i + 1]; p++) {

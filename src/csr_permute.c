@@ -9,11 +9,12 @@
 #include "cpu_pool.h"
 #include "csr.h"
 #include "error.h"
+#include "mem.h"
 
 /* inv[perm[i]] = i; fails unless perm is a permutation of 0..n-1. */
 static ata_status perm_inverse(const int *perm, int n, int **inv_out)
 {
-    int *inv = malloc(((size_t)n + 1) * sizeof *inv);
+    int *inv = mem_alloc(((size_t)n + 1) * sizeof *inv);
     if (!inv) return ata_fail(ATA_ERR_NOMEM, "permute: out of memory (n = %d)", n);
     for (int i = 0; i < n; i++) inv[i] = -1;
     for (int i = 0; i < n; i++) {
@@ -60,7 +61,7 @@ static ata_status sort_row(int *col, int *src, int len)
     int sorted = 1;
     for (int a = 1; a < len && sorted; a++) sorted = col[a - 1] < col[a];
     if (sorted) return ATA_OK;
-    csr_pair *t = malloc((size_t)len * sizeof *t);
+    csr_pair *t = mem_alloc((size_t)len * sizeof *t);
     if (!t) return ATA_ERR_NOMEM;     /* the caller reports it, on its own thread */
     for (int a = 0; a < len; a++) { t[a].col = col[a]; t[a].src = src[a]; }
     qsort(t, (size_t)len, sizeof *t, cmp_pair);
@@ -145,7 +146,7 @@ static void permute_rows(void *arg, int tid, int nt)
          * with the columns; the map itself, or (none asked for) a buffer
          * of the row's own, so the map's nnz ints are not made for nothing. */
         const int len = Ap[i + 1] - Ap[i];
-        int *src = mp ? mp + w0 : len <= PERMUTE_LOCAL_ROW ? local : malloc((size_t)len * sizeof *src);
+        int *src = mp ? mp + w0 : len <= PERMUTE_LOCAL_ROW ? local : mem_alloc((size_t)len * sizeof *src);
         if (!src) { atomic_store(&J->failed, 1); continue; }
         for (int p = Ap[i]; p < Ap[i + 1]; p++) {
             const int c = perm ? perm[Aj[p]] : Aj[p];
@@ -199,9 +200,9 @@ ata_status csr_permute_part(const ata_csr *A, const int *perm, int part, cpu_poo
         B->nnz = B->rowptr[n];
         free(B->col);
         free(B->val);
-        B->col = malloc(((size_t)B->nnz + 1) * sizeof *B->col);
-        B->val = malloc(((size_t)B->nnz + 1) * sizeof *B->val);
-        if (map_out) map = malloc(((size_t)B->nnz + 1) * sizeof *map);
+        B->col = mem_alloc(((size_t)B->nnz + 1) * sizeof *B->col);
+        B->val = mem_alloc(((size_t)B->nnz + 1) * sizeof *B->val);
+        if (map_out) map = mem_alloc(((size_t)B->nnz + 1) * sizeof *map);
         if (!B->col || !B->val || (map_out && !map)) st = ata_fail(ATA_ERR_NOMEM, "permute: out of memory (nnz = %d)", B->nnz);
     }
     if (st == ATA_OK) {

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "dag.h"
 #include "error.h"
+#include "mem.h"
 
 const char *dag_class_name(int cls)
 {
@@ -43,7 +44,7 @@ ata_status dag_build(int n, const int *ptr, const int *idx, int preds,
 {
     memset(out, 0, sizeof *out);
     out->n = n;
-    int *level = calloc((size_t)n + 1, sizeof *level);
+    int *level = mem_calloc((size_t)n + 1, sizeof *level);
     if (!level) return ata_fail(ATA_ERR_NOMEM, "dag: out of memory (n = %d)", n);
     long long m = 0;
     int nlevels = n > 0;
@@ -61,8 +62,8 @@ ata_status dag_build(int n, const int *ptr, const int *idx, int preds,
         level[i] = li;
         if (li + 1 > nlevels) nlevels = li + 1;
     }
-    int *lptr = calloc((size_t)nlevels + 1, sizeof *lptr);
-    int *rows = malloc(((size_t)n + 1) * sizeof *rows);
+    int *lptr = mem_calloc((size_t)nlevels + 1, sizeof *lptr);
+    int *rows = mem_alloc(((size_t)n + 1) * sizeof *rows);
     if (!lptr || !rows) {
         free(level); free(lptr); free(rows);
         return ata_fail(ATA_ERR_NOMEM, "dag: out of memory (n = %d)", n);

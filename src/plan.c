@@ -10,6 +10,7 @@
 #include "plan.h"
 #include "policy.h"
 #include "probe.h"
+#include "mem.h"
 
 ata_plan_options ata_plan_defaults(void)
 {
@@ -85,11 +86,11 @@ static ata_status init_dependency_state(ata_plan *p, int preds, ata_uplo uplo)
 {
     const int n = p->n;
     if (preds) {
-        p->done = calloc((size_t)n + 1, sizeof *p->done);
+        p->done = mem_calloc((size_t)n + 1, sizeof *p->done);
         return p->done ? ATA_OK : ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
     }
-    p->indeg = calloc((size_t)n + 1, sizeof *p->indeg);
-    p->pending = calloc((size_t)n + 1, sizeof *p->pending);
+    p->indeg = mem_calloc((size_t)n + 1, sizeof *p->indeg);
+    p->pending = mem_calloc((size_t)n + 1, sizeof *p->pending);
     if (!p->indeg || !p->pending) return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
     const ata_csr *C = p->T;
     for (int j = 0; j < n; j++)
@@ -121,7 +122,7 @@ static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowe
     ata_status st = ATA_OK;
     int S = 1;
     if (kind == PLAN_ILU0 && !Tu) {
-        p->diag = malloc(((size_t)p->n + 1) * sizeof *p->diag);
+        p->diag = mem_alloc(((size_t)p->n + 1) * sizeof *p->diag);
         if (!p->diag) { st = ata_fail(ATA_ERR_NOMEM, "plan: out of memory"); goto fail; }
         if ((st = ilu0_find_diag(T, p->diag)) != ATA_OK) goto fail;
     }

@@ -1,0 +1,95 @@
+/* test_mem.c - the allocator for big arrays (src/mem.c): small blocks are
+ * plain malloc; big ones start on a 2 MiB boundary and carry the kernel's
+ * huge-page advice ("hg" in /proc/self/smaps) unless ATA_HUGEPAGES=0;
+ * calloc zeroes and refuses an overflowing size; all of it is freed with
+ * free(). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "test_util.h"
+#include "mem.h"
+
+/* 1: the mapping holding p has VmFlags "hg" (MADV_HUGEPAGE), 0: not,
+ * -1: no smaps to read. */
+static int advised(const void *p)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f) return -1;
+    char line[512];
+    int inside = 0, found = -1;
+    uintptr_t a = (uintptr_t)p;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+            inside = a >= lo && a < hi;
+        } else if (inside && !strncmp(line, "VmFlags:", 8)) {
+            found = strstr(line, " hg") != NULL;
+            break;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+static int thp_built(void) { return access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) == 0; }
+
+static void test_small_blocks(void **state)
+{
+    (void)state;
+    unsetenv("ATA_HUGEPAGES");
+    int *z = mem_calloc(1000, sizeof *z);
+    assert_non_null(z);
+    for (int i = 0; i < 1000; i++) assert_int_equal(z[i], 0);
+    char *p = mem_alloc(0);          /* never NULL for a zero size */
+    assert_non_null(p);
+    free(p);
+    free(z);
+    assert_null(mem_calloc(SIZE_MAX / 2, 4));   /* n * size overflows */
+}
+
+static void test_big_blocks_advised(void **state)
+{
+    (void)state;
+    unsetenv("ATA_HUGEPAGES");
+    const size_t n = 1000001;        /* n + 1 ints at n = 10^6: 4.0 MB */
+    int *a = mem_alloc(n * sizeof *a);
+    assert_non_null(a);
+    assert_int_equal((uintptr_t)a % MEM_HUGE, 0);
+    for (size_t i = 0; i < n; i++) a[i] = (int)i;
+    assert_int_equal(a[n - 1], (int)(n - 1));
+    if (thp_built()) {
+        assert_int_equal(advised(a), 1);
+        assert_int_equal(advised(a + n - 1), 1);   /* the tail too: rounded up to 4 MiB */
+    }
+    free(a);
+
+    double *z = mem_calloc(3 * MEM_HUGE / sizeof *z + 5, sizeof *z);
+    assert_non_null(z);
+    for (size_t i = 0; i < 3 * MEM_HUGE / sizeof *z + 5; i++) assert_true(z[i] == 0.0);
+    if (thp_built()) assert_int_equal(advised(z), 1);
+    free(z);
+}
+
+static void test_advice_off(void **state)
+{
+    (void)state;
+    setenv("ATA_HUGEPAGES", "0", 1);
+    char *p = mem_alloc(8 * MEM_HUGE);
+    assert_non_null(p);
+    memset(p, 1, 8 * MEM_HUGE);
+    if (thp_built()) assert_int_equal(advised(p), 0);
+    free(p);
+    unsetenv("ATA_HUGEPAGES");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_small_blocks),
+        cmocka_unit_test(test_big_blocks_advised),
+        cmocka_unit_test(test_advice_off),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
