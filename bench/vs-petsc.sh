@@ -12,9 +12,15 @@
 #
 #   bash bench/vs-petsc.sh [SPEC] [--reps N] [--policy LIST] [--threads T]
 #                          [--petsc-norm unpreconditioned|preconditioned]
-#                          [--build DIR] [--csv FILE]
+#                          [--build DIR] [--csv FILE] [--petsc-thp]
 #   SPEC: an ata-bench generator spec (default lap3d:100), e.g. lap3d:160.
 #   make vs-petsc [VS_PETSC_ARGS="lap3d:160 --reps 5"]   (builds both programs first)
+#
+# PETSc's processes run with ATA_HUGEPAGES=0: they generate A with our
+# library, whose big blocks (own mappings on huge pages, src/mem.h) would
+# otherwise change glibc's heap for PETSc (its big blocks then mapped fresh:
+# setup 0.13 against 0.05 s at lap3d:100). --petsc-thp gives PETSc huge pages
+# too, through glibc's own switch (GLIBC_TUNABLES=glibc.malloc.hugetlb=1).
 #
 # Per configuration: iterations, setup s (ATA: analysis + factorisation as
 # ata_pcg reports them; PETSc: KSPSetUp + KSPSetUpOnBlocks, slowest rank),
@@ -33,6 +39,7 @@ threads=2
 norm=unpreconditioned
 build=build
 csv_out=
+petsc_env=(ATA_HUGEPAGES=0)
 while [ $# -gt 0 ]; do
     case "$1" in --reps|--policy|--policies|--threads|--petsc-norm|--build|--csv)
         [ $# -ge 2 ] || { echo "vs-petsc.sh: $1 needs a value (see --help)" >&2; exit 2; } ;;
@@ -44,6 +51,7 @@ while [ $# -gt 0 ]; do
         --petsc-norm) norm=$2; shift 2 ;;
         --build) build=$2; shift 2 ;;
         --csv) csv_out=$2; shift 2 ;;
+        --petsc-thp) petsc_env+=(GLIBC_TUNABLES=glibc.malloc.hugetlb=1); shift ;;
         -h|--help) sed -n '2,/^set -e/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "vs-petsc.sh: unknown flag $1 (see --help)" >&2; exit 2 ;;
         *) spec=$1; shift ;;
@@ -85,7 +93,7 @@ run_ata() {     # policy rep
 run_petsc() {   # ranks rep
     local f=$tmp/petsc.csv pc=ilu
     [ "$1" -gt 1 ] && pc=bjacobi
-    if ! "${mpirun[@]}" "$1" "$mpibench" --gen "$spec" --solver petsc --pc $pc --partition block --quiet \
+    if ! env "${petsc_env[@]}" "${mpirun[@]}" "$1" "$mpibench" --gen "$spec" --solver petsc --pc $pc --partition block --quiet \
             --csv "$f" -ksp_norm_type "$norm" > "$tmp/out" 2>&1; then
         echo "vs-petsc.sh: ata-mpi-pcg -n $1 failed:" >&2; cat "$tmp/out" >&2; exit 1
     fi
@@ -122,7 +130,7 @@ echo "commit $commit, $start, $(uname -n), $(grep -m1 'model name' /proc/cpuinfo
 echo "load before: $load_before"
 echo "load after:  $load_after"
 echo "ATA: ata-bench pcg --gen $spec --policy P --threads $threads (one policy per process); PETSc: ata-mpi-pcg --solver petsc"
-echo "--partition block, 1 rank --pc ilu, 2 ranks --pc bjacobi; -ksp_norm_type $norm. Cells: median [min .. max];"
+echo "--partition block, 1 rank --pc ilu, 2 ranks --pc bjacobi; -ksp_norm_type $norm; env ${petsc_env[*]}. Cells: median [min .. max];"
 echo "PETSc times are the slowest rank's, its RSS the sum over its ranks; ATA_wall_s: the whole ata_pcg call;"
 echo "ATA_floor_ms/it: ata-bench's bandwidth floor (a model: compulsory bytes / triad at $threads threads)."
 echo "Peak RSS includes the input matrix each program generates (PETSc: on rank 0, with a relabelled copy to distribute)."
