@@ -36,7 +36,8 @@ ifneq ($(filter emu32 emu64,$(ATA_GPU)),)
   GPU_LIBS := -lstdc++
   # The vendor stand-in solves with the serial reference: the emulated module
   # carries its own copy (hidden, like everything in a module).
-  EMU_MODULE_OBJS := $(BUILD)/solvers/ref_ilu0.o $(BUILD)/solvers/ref_sptrsv.o $(BUILD)/src/csr.o
+  EMU_MODULE_OBJS := $(BUILD)/solvers/ref_ilu0.o $(BUILD)/solvers/ref_sptrsv.o $(BUILD)/src/csr.o \
+                     $(BUILD)/src/mem.o
 $(BUILD)/kernels/%.o: kernels/%.cu $(GPU_HDRS) $(EMU_HDRS) | deps
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPPFLAGS) $(EMU_CXXFLAGS) $(EMU_KFLAGS) -x c++ -c $< -o $@
