@@ -406,24 +406,42 @@ static ata_status mm_read_source(const mm_source *s, int sum, ata_csr **out)
 /* Rutherford-Boeing through RBio                                      */
 /* ================================================================== */
 
+/* One card count of header line 2: the k-th blank-separated word, or -1
+ * when it is not a non-negative integer of at most 2^40 (no file has more
+ * lines). strtoll saturates defined where sscanf's %lld does not. */
+static long long rb_count(const char *line, int k)
+{
+    const char *q = line;
+    long long v = -1;
+    for (int w = 0; w <= k; w++) {
+        char *end;
+        errno = 0;
+        v = strtoll(q, &end, 10);
+        if (end == q || errno || (*end && !isspace((unsigned char)*end))) return -1;
+        q = end;
+    }
+    return v >= 0 && v <= (1LL << 40) ? v : -1;
+}
+
 /* Header cards: line 1 title, 2 card counts, 3 type and sizes, 4 formats;
  * then the column pointers, row indices and values, each PTRCRD, INDCRD,
- * VALCRD lines long. Used only to say where RBio's error lies. */
+ * VALCRD lines long. Used only to say where RBio's error lies. Line numbers
+ * are computed from bounded counts only: an unchecked sum overflowed
+ * (5 + LLONG_MAX, from a saturated count). */
 static void rb_where(const char *path, int status, char *buf, size_t len)
 {
-    long long tot = 0, ptr = 0, ind = 0, vals = 0;
     char line[256] = "";
     FILE *f = fopen(path, "r");
-    int ok = f && fgets(line, sizeof line, f) && fgets(line, sizeof line, f)
-             && sscanf(line, "%lld %lld %lld %lld", &tot, &ptr, &ind, &vals) == 4;
+    const int got = f && fgets(line, sizeof line, f) && fgets(line, sizeof line, f);
     if (f) fclose(f);
-    /* card counts from a bad header can be anything: no line arithmetic
-     * (and no signed overflow) on values no file could have */
-    const long long most = 1LL << 40;
-    if (ptr < 0 || ind < 0 || vals < 0 || ptr > most || ind > most || vals > most) ok = 0;
+    const long long ptr = got ? rb_count(line, 1) : -1, ind = got ? rb_count(line, 2) : -1,
+                    vals = got ? rb_count(line, 3) : -1;
+    if (status == RBIO_HEADER_IOERROR || ptr < 0 || ind < 0 || vals < 0) {
+        snprintf(buf, len, "the header (lines 1-4)");
+        return;
+    }
     const long long p0 = 5, i0 = p0 + ptr, v0 = i0 + ind;
-    if (status == RBIO_HEADER_IOERROR || !ok) snprintf(buf, len, "the header (lines 1-4)");
-    else if (status == RBIO_CP_IOERROR || status == RBIO_CP_INVALID)
+    if (status == RBIO_CP_IOERROR || status == RBIO_CP_INVALID)
         snprintf(buf, len, "the column pointers (lines %lld-%lld)", p0, i0 - 1);
     else if (status == RBIO_ROW_IOERROR || status == RBIO_ROW_INVALID || status == RBIO_DUPLICATE
              || status == RBIO_JUMBLED || status == RBIO_EXTRANEOUS)

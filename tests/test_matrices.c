@@ -500,6 +500,17 @@ static void test_rb_round_trip(void **state)
     printf("  %s\n", ata_last_error());
     assert_non_null(strstr(ata_last_error(), "damaged.rsa: Rutherford-Boeing"));
     assert_non_null(strstr(ata_last_error(), "lines"));
+    /* huge card counts on line 2 (the fuzzer's find: line numbers summed
+     * from them overflowed): the message points at the header instead */
+    B = NULL;
+    tu_tmp_path(path, sizeof path, "huge.rsa");
+    tu_run("sed -e '2s/.*/99999999999999999999 9223372036854775807 9223372036854775807 5/' -e '6s/[0-9]/x/g' "
+           "'%s' > '%s'", cmd_src, path);
+    assert_int_equal(ata_matrix_read(path, &B), ATA_ERR_FORMAT);
+    printf("  %s\n", ata_last_error());
+    assert_non_null(strstr(ata_last_error(), "huge.rsa: Rutherford-Boeing"));
+    assert_non_null(strstr(ata_last_error(), "the header (lines 1-4)"));
+    assert_null(B);
     ata_csr_free(S); ata_csr_free(U);
 }
 

@@ -37,6 +37,10 @@ tail -c +2 "$F/corpus-read/mm-small" > "$F/tar/small/small.mtx"
 tar czf - -C "$F/tar" small | seed 4 tar-small
 printf '%-72s%-8s\n%14d%14d%14d%14d\n%-3s%11s%14d%14d%14d%14d\n%-16s%-16s%-20s\n 1 3 4 5\n 1 3 2 3\n 4 1 5 6\n' \
   seed key 4 1 1 1 iua "" 3 3 4 0 '(40I2)' '(40I2)' '(40I2)' | seed 1 rb-small
+# regression seed: line 2's card counts at LLONG_MAX made rb_where sum past it (UB, 9e7c5bd)
+printf '%-72s%-8s\n%14s%20s%20s%14d\n%-3s%11s%14d%14d%14d%14d\n%-16s%-16s%-20s\n 1 x 4 5\n 1 3 2 3\n 4 1 5 6\n' \
+  seed key 99999999999999999999 9223372036854775807 9223372036854775807 1 iua "" 3 3 4 0 '(40I2)' '(40I2)' '(40I2)' \
+  | seed 1 rb-huge-counts
 tail -c +2 "$F/corpus-read/rb-small" > "$F/tar/small/small.rua"
 rm "$F/tar/small/small.mtx"
 tar czf - -C "$F/tar" small | seed 4 tar-rb-small
