@@ -35,7 +35,8 @@ CFLAGS   += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS  += -fsanitize=$(SANITIZE)
 endif
 
-LIB_SRCS  := $(filter-out src/gpu_backend.c src/gpu_module.c,$(wildcard src/*.c matrices/*.c solvers/*.c))
+# src/gpu/ is the GPU backends' host side: built into their modules only (kernels/gpu.mk).
+LIB_SRCS  := $(wildcard src/*.c src/cpu/*.c matrices/*.c solvers/*.c)
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 BENCH_SRCS:= $(wildcard bench/*.c)
 BENCH_OBJS:= $(BENCH_SRCS:%.c=$(BUILD)/%.o)

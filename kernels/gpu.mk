@@ -12,8 +12,8 @@
 # (MI300) and gfx950 (MI350) where the hipcc knows them (HIP_ARCHS=auto
 # probes it: Debian's ROCm 5.2 builds gfx90a only; MI300 needs ROCm >= 6.0), with no
 # floating-point contraction (pull and ILU0 are bitwise equal to the serial
-# reference). src/gpu_backend.c is ordinary C built by the generic rule with
-# -DATA_HAVE_CUDA or -DATA_HAVE_HIP; without either it compiles to nothing.
+# reference). The host side, src/gpu/*.c, is ordinary C built by the generic
+# rule with -DATA_HAVE_CUDA or -DATA_HAVE_HIP, into the module only.
 
 NVCC  ?= $(firstword $(shell command -v nvcc 2>/dev/null) $(wildcard /usr/local/cuda/bin/nvcc))
 ROCM_PATH  ?= /opt/rocm
@@ -39,8 +39,9 @@ ata_comma := ,
 GPU_SRCS := $(wildcard kernels/*.cu)
 GPU_HDRS := kernels/gpu_port.h kernels/gpu_kernels.h
 
-# The backend is a module, $(GPU_MODULE): the host side (src/gpu_backend.c),
-# its entry point (src/gpu_module.c) and the kernels, linked against the GPU
+# The backend is a module, $(GPU_MODULE): the host side (src/gpu/: our
+# kernels' host side, the vendor baseline, PCG's vector operations, the
+# module's entry point) and the kernels, linked against the GPU
 # runtime. libata and ata-bench never link it (src/backend_load.c dlopens it).
 ifeq ($(ATA_GPU),cuda)
   ifeq ($(NVCC),)
@@ -96,17 +97,18 @@ $(ATA_GPU_STAMP):
 # The host SIMT emulator (make gpu-emu, gpu-emu-tsan): its own fragment. It
 # sets GPU_OBJS for ATA_GPU=emu32|emu64, whose module then stands in for the
 # CUDA (warp 32) or HIP (warp 64) one.
+GPU_HOST_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/gpu/*.c))
 GPU_MODULE_API := $(if $(filter cuda emu32,$(ATA_GPU)),cuda,$(if $(filter hip emu64,$(ATA_GPU)),hip))
 GPU_MODULE := $(if $(GPU_MODULE_API),$(BUILD)/libata_$(GPU_MODULE_API).so)
 include kernels/emu/emu.mk
 
 ifneq ($(GPU_MODULE),)
-GPU_MODULE_OBJS := $(BUILD)/src/gpu_backend.o $(BUILD)/src/gpu_module.o $(BUILD)/src/ilu0_row.o $(GPU_OBJS) $(EMU_MODULE_OBJS)
+GPU_MODULE_OBJS := $(GPU_HOST_OBJS) $(BUILD)/src/ilu0_row.o $(GPU_OBJS) $(EMU_MODULE_OBJS)
 $(GPU_MODULE_OBJS): $(ATA_GPU_STAMP)
 $(GPU_MODULE): $(GPU_MODULE_OBJS) kernels/gpu_module.map
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=kernels/gpu_module.map -Wl,--no-undefined \
 	    -o $@ $(GPU_MODULE_OBJS) $(GPU_LIBS) -lm
--include $(BUILD)/src/gpu_backend.d $(BUILD)/src/gpu_module.d
+-include $(GPU_HOST_OBJS:.o=.d)
 endif
 
 .PHONY: cuda hip gpu-info gpu-tests

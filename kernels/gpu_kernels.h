@@ -1,5 +1,5 @@
 /* gpu_kernels.h - the extern "C" launch API of the kernels/ .cu files, shared by the
- * device code (nvcc or hipcc) and the host backend (src/gpu_backend.c, plain
+ * device code (nvcc or hipcc) and the host backend (src/gpu/, plain
  * C). Streams travel as void*; every wrapper returns the runtime's error code
  * of the launch (cudaError_t / hipError_t as int, 0 = success).
  *

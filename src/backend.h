@@ -68,7 +68,7 @@ extern const ata_backend_ops cpu_backend_ops;
  * alike and reports through the caller's ata_last_error(). Bump the ABI
  * number when ata_backend_ops, ata_backend_host, ata_context or ata_plan
  * change in a way sizes do not show. */
-#define ATA_BACKEND_ABI 1
+#define ATA_BACKEND_ABI 2    /* 2: struct ata_plan lost the CPU-only fields */
 typedef struct ata_backend_host {
     int abi;
     size_t sizeof_context, sizeof_plan;

@@ -7,7 +7,7 @@
 #include <strings.h>
 #include <unistd.h>
 #include "context.h"
-#include "cpu_pool.h"
+#include "cpu/cpu_pool.h"
 #include "error.h"
 
 #define ATA_MAX_THREADS 256

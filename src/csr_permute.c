@@ -6,7 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cpu_pool.h"
+#include "cpu/cpu_pool.h"
 #include "csr.h"
 #include "error.h"
 #include "mem.h"

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cpu_pool.h"
+#include "cpu/cpu_pool.h"
 #include "dag.h"
 #include "error.h"
 #include "ilu0_row.h"

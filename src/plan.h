@@ -49,13 +49,9 @@ struct ata_plan {
     int *pending;
     double *vb, *vx;        /* GPU: device staging of ata_sptrsv's host b and x */
     ata_plan_info info;
-    void *dev;              /* backend's device copy of all the above */
-    double *xwork;          /* CPU: position-ordered x of multi-column solves */
-    size_t xwork_len;       /* (doubles), grown on demand */
-    int *xpos;              /* CPU pull: position of each row (staging of b and x) */
-    int xorder_identity;    /* CPU: order[k] == k for every k (no xpos, no copy of T) */
-    int xindex;             /* CPU pull: T, x and done flags by row, solved through
-                               order (the order is the identity or almost) */
+    void *dev;              /* the backend's private part: its device copy of
+                               all the above (GPU: gpu_plan, src/gpu/), or its
+                               layout and buffers (CPU: cpu_plan, src/cpu/) */
 };
 
 /* Shared analysis for both kinds (called by the public plan constructors).

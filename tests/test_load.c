@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "test_util.h"
-#include "cpu_pool.h"
+#include "cpu/cpu_pool.h"
 
 static ata_status make_ctx(int threads, ata_wait_policy wp, ata_context **ctx)
 {

@@ -11,6 +11,7 @@
 #include "context.h"
 #include "csr.h"
 #include "dag.h"
+#include "cpu/cpu_exec.h"
 #include "factor.h"
 #include "plan.h"
 
@@ -295,8 +296,8 @@ static void check_split(ata_context *ctx, const ata_csr *A, const ata_factor_opt
         agg_free(&fresh);
         dag_free(&dl);
         if (fo->plan.traversal == ATA_PULL) {
-            assert_true((f->Lp->T == f->Ls) == (f->Lp->xorder_identity || f->Lp->xindex));
-            assert_true((f->Up->T == f->Us) == (f->Up->xorder_identity || f->Up->xindex));
+            assert_true((f->Lp->T == f->Ls) == (cpu_plan_of(f->Lp)->order_identity || cpu_plan_of(f->Lp)->by_row));
+            assert_true((f->Up->T == f->Us) == (cpu_plan_of(f->Up)->order_identity || cpu_plan_of(f->Up)->by_row));
         }
         solve_both(f->Lp, pl, n, 40 + step);
         solve_both(f->Up, pu, n, 50 + step);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "backend_suite.h"
 #include "dag.h"
+#include "cpu/cpu_exec.h"
 
 static const ata_policy cpu_policies[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCFREE, ATA_POLICY_CA, ATA_POLICY_CHAIN,
                                            ATA_POLICY_LA, ATA_POLICY_GREEDY };
@@ -229,13 +230,13 @@ static void test_pull_staging(void **state)
                 /* lower on the level-ordered matrix: levelset and syncfree keep
                  * the level order (ca may merge levels and reorder) */
                 const int direct = m == 1 && po.uplo == ATA_LOWER && k < 2;
-                if (direct) assert_true(p->xorder_identity && p->xindex);
-                if (m == 0) assert_false(p->xorder_identity);
-                if (m == 0 && po.uplo == ATA_LOWER) assert_false(p->xindex);          /* staged */
+                if (direct) assert_true(cpu_plan_of(p)->order_identity && cpu_plan_of(p)->by_row);
+                if (m == 0) assert_false(cpu_plan_of(p)->order_identity);
+                if (m == 0 && po.uplo == ATA_LOWER) assert_false(cpu_plan_of(p)->by_row);          /* staged */
                 if (m == 1 && po.uplo == ATA_UPPER && k == 0)                           /* by row, through order */
-                    assert_true(p->xindex && !p->xorder_identity);
-                if (p->xindex) { assert_null(p->dev); assert_null(p->xpos); }
-                else { assert_non_null(p->dev); assert_non_null(p->xpos); }
+                    assert_true(cpu_plan_of(p)->by_row && !cpu_plan_of(p)->order_identity);
+                if (cpu_plan_of(p)->by_row) { assert_null(cpu_plan_of(p)->xp); assert_null(cpu_plan_of(p)->xpos); }
+                else { assert_non_null(cpu_plan_of(p)->xp); assert_non_null(cpu_plan_of(p)->xpos); }
                 ata_csr *A2;
                 TU_OK(ata_csr_copy(A, &A2));
                 for (int q = 0; q < A2->nnz; q++) A2->val[q] *= 1.0 + 0.25 * (q % 5);
@@ -285,8 +286,8 @@ static void test_pull_staging(void **state)
     po.policy = ATA_POLICY_LEVELSET;
     ata_plan *p;
     TU_OK(ata_sptrsv_plan_create(ctx, big, &po, &p));
-    assert_false(p->xorder_identity);
-    assert_false(p->xindex);
+    assert_false(cpu_plan_of(p)->order_identity);
+    assert_false(cpu_plan_of(p)->by_row);
     for (int off = 0; off < 2; off++) {
         for (int i = 0; i <= nb; i++) x[i] = NAN;
         TU_OK(ata_sptrsv(p, b, x + off));

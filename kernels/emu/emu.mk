@@ -1,7 +1,7 @@
 # kernels/emu/emu.mk - the host SIMT emulator's part of the build (included
 # at the end of kernels/gpu.mk). No GPU, no vendor toolchain: g++ compiles
 # kernels/*.cu unchanged through gpu_port.h's ATA_EMU branch, and the backend
-# (src/gpu_backend.c, unchanged) sees the emulator through stand-in headers.
+# (src/gpu/, unchanged) sees the emulator through stand-in headers.
 #
 #   make gpu-emu           tests/test_gpu on the emulator: warp 32 reporting
 #                          as CUDA (build-emu32/), warp 64 as HIP (build-emu64/),
@@ -53,7 +53,7 @@ $(BUILD)/emu-bug/%/ata_exec.o $(BUILD)/emu-bug/%/ata_blas.o: kernels/ata_exec.cu
 	$(CXX) $(CPPFLAGS) -DATA_EMU_BUG_$*=1 $(EMU_CXXFLAGS) $(EMU_KFLAGS) -x c++ -c kernels/ata_blas.cu -o $(dir $@)ata_blas.o
 # The backend module with those kernels: test_gpu loads it instead of the
 # good one through ATA_BACKEND_PATH (src/backend_load.c).
-$(BUILD)/emu-bug/%/libata_$(GPU_MODULE_API).so: $(BUILD)/src/gpu_backend.o $(BUILD)/src/gpu_module.o \
+$(BUILD)/emu-bug/%/libata_$(GPU_MODULE_API).so: $(GPU_HOST_OBJS) \
         $(BUILD)/src/ilu0_row.o $(BUILD)/kernels/emu/emu.o $(EMU_MODULE_OBJS) $(BUILD)/emu-bug/%/ata_exec.o \
         $(BUILD)/emu-bug/%/ata_blas.o
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=kernels/gpu_module.map -Wl,--no-undefined -o $@ $^ $(GPU_LIBS) -lm

@@ -1,5 +1,5 @@
 /* emu_api.h - the slice of the CUDA runtime / cuSPARSE (warp 32) or HIP
- * runtime / hipSPARSE (warp 64) that src/gpu_backend.c and the kernels'
+ * runtime / hipSPARSE (warp 64) that src/gpu/ and the kernels'
  * launch wrappers use, provided by the host SIMT emulator (emu.cc). The
  * stand-in headers in kernels/emu/include/ (cuda_runtime_api.h, cusparse.h,
  * hip/hip_runtime_api.h, hipsparse/hipsparse.h) include this file, so the

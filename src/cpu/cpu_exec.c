@@ -166,7 +166,7 @@ static void note_bad_row(exec_job *J, int i)
  *     one column solves straight into the caller's x (xp == x), several
  *     write x and a row-major copy (xwork) that predecessors are read from
  *     (one line per row instead of m).
- *   PULL_INDEX: the order is almost the identity (p->xindex, see
+ *   PULL_INDEX: the order is almost the identity (cpu_plan.by_row, see
  *     cpu_exec_layout; PCG's upper solve): as direct, through the order,
  *     with T, done flags and x by row, not by position.
  *   PULL_STAGED: b was gathered into xp (by position, row-major, the
@@ -189,8 +189,9 @@ enum { PULL_DIRECT, PULL_STAGED, PULL_INDEX };
 /* The position-ordered x of an m-column pull (see pull_rows). */
 static double *pull_xp(const exec_job *J)
 {
-    if (J->nrhs > 1) return J->p->xwork;
-    return J->p->xindex ? J->x : J->p->dev;
+    const cpu_plan *cp = cpu_plan_of(J->p);
+    if (J->nrhs > 1) return cp->xwork;
+    return cp->by_row ? J->x : cp->xp;
 }
 
 static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, int k1, const int tracked,
@@ -244,9 +245,9 @@ static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, 
 
 static inline __attribute__((always_inline)) int pull_cols(exec_job *J, int k0, int k1, int tracked, const int m)
 {
-    if (J->p->xorder_identity)
+    if (cpu_plan_of(J->p)->order_identity)
         return tracked ? pull_rows(J, k0, k1, 1, m, PULL_DIRECT) : pull_rows(J, k0, k1, 0, m, PULL_DIRECT);
-    if (J->p->xindex)
+    if (cpu_plan_of(J->p)->by_row)
         return tracked ? pull_rows(J, k0, k1, 1, m, PULL_INDEX) : pull_rows(J, k0, k1, 0, m, PULL_INDEX);
     return tracked ? pull_rows(J, k0, k1, 1, m, PULL_STAGED) : pull_rows(J, k0, k1, 0, m, PULL_STAGED);
 }
@@ -272,7 +273,7 @@ static int pull_block(exec_job *J, int k0, int k1, int tracked)
 static void stage_gather(exec_job *J, int tid, int nt)
 {
     const ata_plan *p = J->p;
-    const int m = J->nrhs, *pos = p->xpos;
+    const int m = J->nrhs, *pos = cpu_plan_of(p)->xpos;
     const int lo = (int)((long long)p->n * tid / nt), hi = (int)((long long)p->n * (tid + 1) / nt);
     double *bw = pull_xp(J);
     for (int i0 = lo; i0 < hi; i0 += EXEC_GATHER_BLOCK) {
@@ -309,7 +310,7 @@ static void stage_store(double *restrict x, const double *restrict xw, const int
 static void stage_scatter(exec_job *J, int tid, int nt)
 {
     const ata_plan *p = J->p;
-    const int m = J->nrhs, *pos = p->xpos;
+    const int m = J->nrhs, *pos = cpu_plan_of(p)->xpos;
     const int lo = (int)((long long)p->n * tid / nt), hi = (int)((long long)p->n * (tid + 1) / nt);
     const double *xw = pull_xp(J);
     const int stream = m == 1 && (size_t)p->n * sizeof(double) >= EXEC_STREAM_MIN_BYTES;
@@ -327,7 +328,7 @@ static int run_push_col(exec_job *J, int k, int j, int tracked)
     const ata_plan *p = J->p;
     const int *Cp = p->T->rowptr, *Ci = p->T->col;
     const double *Cx = p->T->val;
-    double *xp = p->dev;
+    double *xp = cpu_plan_of(p)->xp;
     atomic_int *pending = (atomic_int *)p->pending;
     int lo = Cp[k], hi = Cp[k + 1], dpos = -1;
     if (p->opt.diag == ATA_NON_UNIT) {
@@ -375,13 +376,13 @@ static void exec_worker(void *arg, int tid, int nt)
     if (J->mode == EXEC_PUSH) {
         /* Reset of the per-solve state, split by rows, then a barrier. */
         int lo = (int)((long long)p->n * tid / nt), hi = (int)((long long)p->n * (tid + 1) / nt);
-        double *xp = p->dev;
+        double *xp = cpu_plan_of(p)->xp;
         memcpy(p->pending + lo, p->indeg + lo, (size_t)(hi - lo) * sizeof(int));
         for (int k = lo; k < hi; k++) xp[k] = J->b[p->sched.order[k]];
         if (cpu_barrier_wait(&J->bar, &sense, &J->ctl)) return;
     }
     /* Pull on a plan whose order is not the identity: staged (pull_rows). */
-    const int staged = J->mode == EXEC_PULL && !p->xindex;
+    const int staged = J->mode == EXEC_PULL && !cpu_plan_of(p)->by_row;
     if (staged) {
         stage_gather(J, tid, nt);
         if (cpu_barrier_wait(&J->bar, &sense, &J->ctl)) return;
@@ -492,7 +493,7 @@ static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, in
 
 /* A solve plan in position space: row k of the stored triangle is row
  * order[k], its column indices are positions too, and the solve keeps x in
- * position order (xp, p->dev): b is gathered into it before the solve and
+ * position order (cpu_plan.xp): b is gathered into it before the solve and
  * x scattered from it after (pull_rows). A solve then streams the matrix
  * front to back and reads predecessors from nearby positions instead of
  * jumping across x level by level (5x on one core for a 3D Laplacian in
@@ -509,13 +510,16 @@ static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, in
  * (a jump every row) and a circuit matrix (one in ten) solve as fast or
  * faster staged; PCG's upper solve on its level-ordered matrix (one in a
  * thousand: the order is almost the identity) took twice as long staged.
- * So: pull by row (p->xindex: T kept, no xp, no positions) below one jump
+ * So: pull by row (cpu_plan.by_row: T kept, no xp, no positions) below one jump
  * in EXEC_STAGE_JUMPS rows, staged above. */
 #define EXEC_LINE_ROWS 8
 #define EXEC_STAGE_JUMPS 16
 ata_status cpu_exec_layout(ata_plan *p)
 {
     exec_choose_threads(p);
+    cpu_plan *cp = cpu_plan_of(p);
+    if (!cp && !(cp = calloc(1, sizeof *cp))) return ata_fail(ATA_ERR_NOMEM, "plan: out of memory");
+    p->dev = cp;
     if (p->kind != PLAN_SPTRSV) return ATA_OK;
     const ata_csr *T = p->T;
     const int n = p->n, *order = p->sched.order, pull = p->opt.traversal == ATA_PULL;
@@ -525,13 +529,13 @@ ata_status cpu_exec_layout(ata_plan *p)
         identity &= order[k] == k;
         jumps += k > 0 && (unsigned)(order[k] - order[k - 1]) > EXEC_LINE_ROWS;
     }
-    p->xorder_identity = identity;
-    p->xindex = pull && (identity || jumps < n / EXEC_STAGE_JUMPS);
-    const int keep = identity || p->xindex;     /* T as it is */
-    const int need_xp = !pull || !p->xindex;
+    cp->order_identity = identity;
+    cp->by_row = pull && (identity || jumps < n / EXEC_STAGE_JUMPS);
+    const int keep = identity || cp->by_row;    /* T as it is */
+    const int need_xp = !pull || !cp->by_row;
     double *xp = need_xp ? mem_alloc(((size_t)n + 1) * sizeof *xp) : NULL;
     if (need_xp && !xp) return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
-    p->dev = xp;
+    cp->xp = xp;
     p->info.plan_bytes += need_xp ? sizeof(double) * (size_t)n : 0;
     if (keep) return ATA_OK;
     ata_csr *S = NULL;
@@ -554,7 +558,7 @@ ata_status cpu_exec_layout(ata_plan *p)
         memcpy(p->indeg, pos, (size_t)n * sizeof *pos);
         free(pos);
     } else {            /* pull: the staging's positions */
-        p->xpos = pos;
+        cp->xpos = pos;
         p->info.plan_bytes += sizeof(int) * (size_t)n;
     }
     if (p->T_borrowed == PLAN_T_OWNED) ata_csr_free(p->T);   /* else it stays its owner's */
@@ -569,7 +573,8 @@ ata_status cpu_exec_layout(ata_plan *p)
 ata_status cpu_exec_set_values(ata_plan *p, const double *val)
 {
     ata_csr *T = p->T;
-    if (p->kind != PLAN_SPTRSV || p->xorder_identity || p->xindex) {   /* rows in their own order */
+    const cpu_plan *cp = cpu_plan_of(p);
+    if (p->kind != PLAN_SPTRSV || cp->order_identity || cp->by_row) {   /* rows in their own order */
         if (val != T->val) memcpy(T->val, val, (size_t)T->nnz * sizeof *val);
         return ATA_OK;
     }
@@ -607,11 +612,12 @@ ata_status cpu_exec_sptrsv_multi(ata_plan *p, int nrhs, const double *B, int ldb
             continue;
         }
         const size_t need = (size_t)p->n * m + 1;     /* b, then x, by position (pull_rows) */
-        if (p->xwork_len < need) {
-            double *w = realloc(p->xwork, need * sizeof *w);
+        cpu_plan *cp = cpu_plan_of(p);
+        if (cp->xwork_len < need) {
+            double *w = realloc(cp->xwork, need * sizeof *w);
             if (!w) return ata_fail(ATA_ERR_NOMEM, "sptrsv: out of memory for %d columns of %d rows", m, p->n);
-            p->xwork = w;
-            p->xwork_len = need;
+            cp->xwork = w;
+            cp->xwork_len = need;
         }
         ATA_TRY(exec_run_cols(p, EXEC_PULL, b, x, NULL, m, ldb, ldx, c0));
     }
@@ -620,12 +626,12 @@ ata_status cpu_exec_sptrsv_multi(ata_plan *p, int nrhs, const double *B, int ldb
 
 void cpu_exec_release(ata_plan *p)
 {
-    free(p->xwork);
-    free(p->xpos);
-    p->xpos = NULL;
-    p->xwork = NULL;
-    p->xwork_len = 0;
-    if (p->kind == PLAN_SPTRSV) free(p->dev);
+    cpu_plan *cp = cpu_plan_of(p);
+    if (!cp) return;
+    free(cp->xwork);
+    free(cp->xpos);
+    free(cp->xp);
+    free(cp);
     p->dev = NULL;
 }
 

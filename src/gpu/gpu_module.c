@@ -1,20 +1,39 @@
 /* gpu_module.c - the entry point of a GPU backend module (libata_cuda.so,
- * libata_hip.so; see backend_load.c) and the few core functions the backend
- * calls, forwarded to the core that loaded it. Linked into the module only,
- * never into libata: here ata_fail writes the caller's ata_last_error(). */
-#if defined(ATA_HAVE_CUDA) || defined(ATA_HAVE_HIP)
+ * libata_hip.so; see backend_load.c), its ops table, and the few core
+ * functions the backend calls, forwarded to the core that loaded it. Linked
+ * into the module only, never into libata: here ata_fail writes the
+ * caller's ata_last_error(). */
 #include <stdarg.h>
-#include <stdio.h>
-#include "backend.h"
-#include "context.h"
-#include "error.h"
-#include "plan.h"
+#include "gpu_internal.h"
 
+const ata_backend_ops OPS_NAME = {
 #if defined(ATA_HAVE_HIP)
-#define GPU_MODULE_OPS hip_backend_ops
+    .name = "hip",
 #else
-#define GPU_MODULE_OPS cuda_backend_ops
+    .name = "cuda",
 #endif
+    .ctx_init = gpu_ctx_init,
+    .ctx_fini = gpu_ctx_fini,
+    .plan_upload = gpu_plan_upload,
+    .plan_release = gpu_plan_release,
+    .sptrsv = gpu_sptrsv,
+    .ilu0 = gpu_ilu0,
+    .ilu0_values = gpu_ilu0_values,
+    .probe_sync_cost = gpu_probe_sync_cost,
+    .probe_task_cost = gpu_probe_task_cost,
+    .vec_alloc = gpu_vec_alloc,
+    .vec_free = gpu_vec_free,
+    .vec_upload = gpu_vec_upload,
+    .vec_download = gpu_vec_download,
+    .spmv_create = gpu_spmv_create,
+    .spmv_destroy = gpu_spmv_destroy,
+    .spmv = gpu_spmv,
+    .dot = gpu_dot,
+    .axpby = gpu_axpby,
+    .plan_values = gpu_plan_values,
+    .sptrsv_stream = gpu_sptrsv_stream,
+};
+
 
 static const ata_backend_host *core;
 
@@ -41,9 +60,5 @@ const ata_backend_ops *ata_backend_module(const ata_backend_host *host)
         host->sizeof_plan != sizeof(ata_plan))
         return NULL;
     core = host;
-    return &GPU_MODULE_OPS;
+    return &OPS_NAME;
 }
-
-#else
-typedef int ata_gpu_module_absent;
-#endif

@@ -1,0 +1,34 @@
+/* cpu_exec.h - the CPU executors of a plan (see cpu_exec.c). */
+#ifndef ATA_CPU_EXEC_H
+#define ATA_CPU_EXEC_H
+#include "plan.h"
+#include "cpu_pool.h"
+
+/* The CPU backend's part of a plan (ata_plan.dev), made by cpu_exec_layout:
+ * how a pull solve meets b and x (see cpu_exec.c, pull_rows) and its
+ * buffers. Nothing of it is the GPU module's business, so it stays out of
+ * struct ata_plan. */
+typedef struct cpu_plan {
+    double *xp;             /* position-ordered x: staged pull, push; NULL else */
+    double *xwork;          /* position-ordered x of multi-column solves */
+    size_t xwork_len;       /* (doubles), grown on demand */
+    int *xpos;              /* pull, staged: position of each row */
+    int order_identity;     /* order[k] == k for every k (no xpos, no copy of T) */
+    int by_row;             /* pull: T, x and done flags by row, solved through
+                               the order (the order is the identity or almost) */
+} cpu_plan;
+
+static inline cpu_plan *cpu_plan_of(const ata_plan *p) { return (cpu_plan *)p->dev; }
+
+/* plan_upload / plan_release of the CPU backend: a solve plan laid out in
+ * SET-position space. */
+ata_status cpu_exec_layout(ata_plan *p);
+void cpu_exec_release(ata_plan *p);
+/* New values, in the order of the matrix the plan was analysed from. */
+ata_status cpu_exec_set_values(ata_plan *p, const double *val);
+ata_status cpu_exec_sptrsv(ata_plan *p, const double *b, double *x);
+ata_status cpu_exec_ilu0(ata_plan *p);
+/* nrhs column-major columns (leading dimensions ldb, ldx), host arrays. */
+ata_status cpu_exec_sptrsv_multi(ata_plan *p, int nrhs, const double *B, int ldb, double *X, int ldx);
+
+#endif

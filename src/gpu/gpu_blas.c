@@ -1,0 +1,96 @@
+/* gpu_blas.c - the vector operations PCG needs on the device: vectors,
+ * SpMV (a group of lanes per row, as the solves), dot (one read back to the
+ * host), axpby. */
+#include "gpu_internal.h"
+
+ata_status gpu_vec_alloc(ata_context *ctx, size_t n, double **v)
+{
+    gpu_ctx *g = GC(ctx);
+    GCHECK(GPU(SetDevice)(g->device));
+    ATA_TRY(gpu_malloc((void **)v, (n ? n : 1) * sizeof(double), "vector"));
+    gpu_err e = GPU(MemsetAsync)(*v, 0, (n ? n : 1) * sizeof(double), g->stream);
+    if (e != GPU_OK) { gpu_free(*v); *v = NULL; return gpu_fail(e, "vector memset"); }
+    return ATA_OK;
+}
+
+void gpu_vec_free(ata_context *ctx, double *v)
+{
+    if (!v) return;
+    (void)GPU(SetDevice)(GC(ctx)->device);
+    gpu_free(v);
+}
+
+ata_status gpu_vec_upload(ata_context *ctx, double *dst, const double *src, size_t n)
+{
+    gpu_ctx *g = GC(ctx);
+    GCHECK(GPU(SetDevice)(g->device));
+    return gpu_upload(g, dst, src, n * sizeof(double));
+}
+
+ata_status gpu_vec_download(ata_context *ctx, double *dst, const double *src, size_t n)
+{
+    gpu_ctx *g = GC(ctx);
+    GCHECK(GPU(SetDevice)(g->device));
+    return gpu_download(g, dst, src, n * sizeof(double));
+}
+
+void gpu_spmv_destroy(ata_context *ctx, void *h)
+{
+    gpu_spmv_h *s = h;
+    if (!s) return;
+    (void)GPU(SetDevice)(GC(ctx)->device);
+    gpu_free(s->ptr); gpu_free(s->idx); gpu_free(s->val);
+    free(s);
+}
+
+ata_status gpu_spmv_create(ata_context *ctx, const ata_csr *A, void **h)
+{
+    gpu_ctx *g = GC(ctx);
+    GCHECK(GPU(SetDevice)(g->device));
+    gpu_spmv_h *s = calloc(1, sizeof *s);
+    if (!s) return ata_fail(ATA_ERR_NOMEM, "spmv: out of memory");
+    ata_status st;
+    s->n = A->nrows;
+    if ((st = gpu_malloc((void **)&s->ptr, ((size_t)A->nrows + 1) * sizeof(int), "spmv row pointers")) ||
+        (st = gpu_malloc((void **)&s->idx, (size_t)A->nnz * sizeof(int), "spmv columns")) ||
+        (st = gpu_malloc((void **)&s->val, (size_t)A->nnz * sizeof(double), "spmv values")) ||
+        (st = gpu_upload(g, s->ptr, A->rowptr, ((size_t)A->nrows + 1) * sizeof(int))) ||
+        (st = gpu_upload(g, s->idx, A->col, (size_t)A->nnz * sizeof(int))) ||
+        (st = gpu_upload(g, s->val, A->val, (size_t)A->nnz * sizeof(double)))) {
+        gpu_spmv_destroy(ctx, s);
+        return st;
+    }
+    s->G = gpu_pick_group(g, A->nrows ? (double)A->nnz / A->nrows : 1);
+    long long per_block = (long long)g->wpb * (g->warp / s->G);
+    long long need = (A->nrows + per_block - 1) / per_block, cap = (long long)gpu_resident_blocks(g, 3);
+    s->grid = (int)(need < 1 ? 1 : need > cap ? cap : need);
+    *h = s;
+    return ATA_OK;
+}
+
+ata_status gpu_spmv(ata_context *ctx, void *h, const double *x, double *y)
+{
+    gpu_ctx *g = GC(ctx);
+    gpu_spmv_h *s = h;
+    GCHECK(GPU(SetDevice)(g->device));
+    KCHECK(ata_gpu_spmv(s->n, s->ptr, s->idx, s->val, s->G, x, y, s->grid, SV(g)));
+    return ATA_OK;
+}
+
+ata_status gpu_dot(ata_context *ctx, size_t n, const double *x, const double *y, double *out)
+{
+    gpu_ctx *g = GC(ctx);
+    GCHECK(GPU(SetDevice)(g->device));
+    KCHECK(ata_gpu_dot((long long)n, x, y, g->dot_partial, g->dot_grid, g->dot_out, SV(g)));
+    ATA_TRY(gpu_download(g, g->host_scalar, g->dot_out, sizeof(double)));
+    *out = *g->host_scalar;
+    return ATA_OK;
+}
+
+ata_status gpu_axpby(ata_context *ctx, size_t n, double a, const double *x, double b, double *y)
+{
+    gpu_ctx *g = GC(ctx);
+    GCHECK(GPU(SetDevice)(g->device));
+    KCHECK(ata_gpu_axpby((long long)n, a, x, b, y, gpu_resident_blocks(g, 3), SV(g)));
+    return ATA_OK;
+}
