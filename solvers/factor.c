@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "clock.h"
-#include "cpu_pool.h"
+#include "cpu/cpu_pool.h"
 #include "csr.h"
 #include "dag.h"
 #include "error.h"
