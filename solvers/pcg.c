@@ -9,7 +9,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include "clock.h"
 #include "context.h"
 #include "csr.h"
@@ -19,52 +18,6 @@
 #include "krylov_ops.h"
 #include "reorder.h"
 #include "mem.h"
-
-static const char *const precond_names[] = { "ilu0", "ic0", "none", "jacobi" };
-static const char *const reorder_names[] = { "none", "rcm", "nd" };
-static const char *const shift_names[] = { "none", "nonzero", "positive-definite" };
-
-const char *ata_precond_name(ata_precond p)
-{
-    return (unsigned)p <= ATA_PC_JACOBI ? precond_names[p] : "unknown";
-}
-
-const char *ata_reorder_name(ata_reorder r)
-{
-    return (unsigned)r <= ATA_REORDER_ND ? reorder_names[r] : "unknown";
-}
-
-const char *ata_shift_name(ata_shift s)
-{
-    return (unsigned)s <= ATA_SHIFT_POSITIVE_DEFINITE ? shift_names[s] : "unknown";
-}
-
-ata_status ata_precond_from_name(const char *name, ata_precond *out)
-{
-    for (int p = 0; name && out && p <= ATA_PC_JACOBI; p++)
-        if (!strcasecmp(name, precond_names[p])) { *out = (ata_precond)p; return ATA_OK; }
-    return ata_fail(ATA_ERR_ARG, "unknown preconditioner '%s' (expected ilu0, ic0, jacobi or none)",
-                    name ? name : "(null)");
-}
-
-ata_status ata_reorder_from_name(const char *name, ata_reorder *out)
-{
-    for (int r = 0; name && out && r <= ATA_REORDER_ND; r++)
-        if (!strcasecmp(name, reorder_names[r])) { *out = (ata_reorder)r; return ATA_OK; }
-    return ata_fail(ATA_ERR_ARG, "unknown reordering '%s' (expected none, rcm or nd)", name ? name : "(null)");
-}
-
-ata_status ata_shift_from_name(const char *name, ata_shift *out)
-{
-    if (name && out && (!strcasecmp(name, "positive_definite") || !strcasecmp(name, "pd"))) {
-        *out = ATA_SHIFT_POSITIVE_DEFINITE;
-        return ATA_OK;
-    }
-    for (int s = 0; name && out && s <= ATA_SHIFT_POSITIVE_DEFINITE; s++)
-        if (!strcasecmp(name, shift_names[s])) { *out = (ata_shift)s; return ATA_OK; }
-    return ata_fail(ATA_ERR_ARG, "unknown shift '%s' (expected none, nonzero or positive-definite)",
-                    name ? name : "(null)");
-}
 
 ata_pcg_options ata_pcg_defaults(void)
 {

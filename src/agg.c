@@ -381,13 +381,6 @@ static ata_status build_runs(agg_result *r, const dag *d, int lorder)
     return ATA_OK;
 }
 
-/* The builders whose order is the level order (d->level_rows). */
-static int builds_level_order(policy_builder b)
-{
-    return b == agg_cut_levelset || b == agg_cut_syncfree || b == agg_cut_ca ||
-           b == agg_cut_greedy;
-}
-
 ata_status agg_build(const dag *d, const int *ptr, const int *idx, int preds,
                      ata_uplo uplo, ata_policy policy, int S, int capacity,
                      agg_result *out)
@@ -427,7 +420,7 @@ ata_status agg_build(const dag *d, const int *ptr, const int *idx, int preds,
     if (trim) out->atask_ptr = trim;
     out->flags = mem_calloc((size_t)out->natasks + 1, 1);
     if (!out->flags) goto nomem;
-    const int lorder = builds_level_order(pd->build);
+    const int lorder = (pd->flags & POLICY_LEVEL_ORDER) != 0;
     ata_status st = classify_edges(out, d, lorder, ptr, idx, preds, uplo);
     if (st == ATA_OK) st = build_runs(out, d, lorder);
     if (st != ATA_OK) agg_free(out);

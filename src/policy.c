@@ -8,17 +8,17 @@
 
 static const policy_desc policy_table[] = {
     [ATA_POLICY_LEVELSET] = { "levelset", "one adaptive task per level, barrier between (level-set baseline)",
-                              "#7f7f7f", 0, agg_cut_levelset },
+                              "#7f7f7f", POLICY_LEVEL_ORDER, agg_cut_levelset },
     [ATA_POLICY_SYNCFREE] = { "syncfree", "one adaptive task, every row waits on its predecessors (sync-free)",
-                              "#ff7f0e", 0, agg_cut_syncfree },
+                              "#ff7f0e", POLICY_LEVEL_ORDER, agg_cut_syncfree },
     [ATA_POLICY_CA] = { "ca", "concurrency-aware: merge whole levels until a task holds >= S rows (Alg. 7)",
-                        "#1f77b4", POLICY_USES_S, agg_cut_ca },
+                        "#1f77b4", POLICY_USES_S | POLICY_LEVEL_ORDER, agg_cut_ca },
     [ATA_POLICY_LA] = { "la", "locality-aware: chunks of S neighbouring rows, level order inside (Alg. 8)",
                         "#2ca02c", POLICY_USES_S, agg_cut_la },
     [ATA_POLICY_GREEDY] = { "greedy", "fixed chunks of the backend's resident capacity along the level order",
-                            "#9467bd", POLICY_CAPACITY, agg_cut_greedy },
+                            "#9467bd", POLICY_CAPACITY | POLICY_LEVEL_ORDER, agg_cut_greedy },
     [ATA_POLICY_VENDOR] = { "vendor", "the vendor library's solve (cuSPARSE / hipSPARSE SpSV, csrilu02)",
-                            "#d62728", POLICY_GPU_ONLY, agg_cut_syncfree },
+                            "#d62728", POLICY_GPU_ONLY | POLICY_LEVEL_ORDER, agg_cut_syncfree },
     [ATA_POLICY_CHAIN] = { "chain", "blocks of up to S consecutive rows that each need the row before (a grid's "
                            "lines), one adaptive task per block level, each block solved in order by one worker, "
                            "in place (S auto: 256)",

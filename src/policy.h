@@ -14,8 +14,12 @@ enum {
     POLICY_USES_S = 2,      /* the adaptive-task size S matters (probed when auto) */
     POLICY_CAPACITY = 4,    /* chunks of the backend's resident capacity (reported as S) */
     POLICY_CPU_ONLY = 8,    /* the CPU executor's block split (agg_result's blocks) */
-    POLICY_BLOCKS = 16      /* built from the adjacency by agg_build itself (build is
+    POLICY_BLOCKS = 16,     /* built from the adjacency by agg_build itself (build is
                                NULL): blocks of rows, each run in order by one worker */
+    POLICY_LEVEL_ORDER = 32 /* the builder's order is the level order (d->level_rows):
+                               agg_build classifies edges and cuts runs by level
+                               without an n-sized owner map (a promise: a wrong flag
+                               gives wrong runs; test_policy checks it) */
 };
 
 /* chain's block cap (rows) when S is auto. */

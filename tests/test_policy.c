@@ -52,6 +52,8 @@ static void test_builders(void **state)
         assert_int_equal(r.atask_ptr[r.natasks], n);
         unsigned fl = policy_get((ata_policy)p)->flags;
         assert_int_equal(r.S, fl & POLICY_CAPACITY ? cap : S);
+        if (fl & POLICY_LEVEL_ORDER)    /* the flag's promise: agg_build's level path trusts it */
+            assert_memory_equal(r.order, d.level_rows, (size_t)n * sizeof *r.order);
         if (p == ATA_POLICY_LEVELSET) assert_int_equal(r.natasks, d.nlevels);
         if (p == ATA_POLICY_SYNCFREE || p == ATA_POLICY_VENDOR) assert_int_equal(r.natasks, 1);
         if (p == ATA_POLICY_LA) assert_int_equal(r.natasks, (n + S - 1) / S);
