@@ -63,7 +63,7 @@ extern const ata_backend_ops cpu_backend_ops;
  * libata_hip.so. A module exports one function, ata_backend_module, which
  * takes what the core lends it and returns its ops table, or NULL when it
  * was built from another version (ABI number or struct sizes differ). The
- * module calls the core only through `host` (module_host.c maps ata_fail
+ * module calls the core only through `host` (src/gpu/gpu_module.c maps ata_fail
  * and the CSR helpers onto it), so it works with libata.so and libata.a
  * alike and reports through the caller's ata_last_error(). Bump the ABI
  * number when ata_backend_ops, ata_backend_host, ata_context or ata_plan
