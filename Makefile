@@ -160,3 +160,20 @@ clean: fuzz-clean
 .PHONY: vs-petsc
 vs-petsc: all petsc
 	bash bench/vs-petsc.sh --build $(BUILD) $(VS_PETSC_ARGS)
+
+# Allocation, thread-creation and device faults (tests/faults/fault_sweep.c):
+# every allocation of every public entry fails in turn under ASan/LSan/UBSan,
+# then every pthread_create, then (on the emulated CUDA module) every device
+# allocation, stream, event and graph instantiation. FAULT_SAMPLE=K samples
+# N (CI: K = 5); the default is the full sweep.
+FAULT_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=posix_memalign,--wrap=aligned_alloc,--wrap=pthread_create
+FAULT_CC    = $(CC) -std=c11 -O1 -g -D_GNU_SOURCE -fsanitize=address,undefined -fno-omit-frame-pointer -Iinclude
+.PHONY: faults
+faults:
+	$(MAKE) BUILD=build-asan SANITIZE=address,undefined OPT=-O1 build-asan/libata.a
+	$(FAULT_CC) -o build-asan/fault_sweep tests/faults/fault_sweep.c build-asan/libata.a $(LDLIBS) $(FAULT_WRAP)
+	$(MAKE) BUILD=build-emu32 ATA_GPU=emu32 build-emu32/libata.a build-emu32/libata_cuda.so
+	$(FAULT_CC) -o build-emu32/fault_sweep tests/faults/fault_sweep.c build-emu32/libata.a $(LDLIBS) $(FAULT_WRAP)
+	ASAN_OPTIONS=detect_leaks=1 build-asan/fault_sweep
+	ASAN_OPTIONS=detect_leaks=1 FAULT_THREADS=1 build-asan/fault_sweep
+	ASAN_OPTIONS=detect_leaks=1 FAULT_DEVICE=1 ATA_BACKEND_PATH=$(abspath build-emu32) build-emu32/fault_sweep

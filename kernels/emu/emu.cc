@@ -672,9 +672,33 @@ const char *EMU_RT(GetErrorString)(err_t e)
     default: return "error (emulated device)";
     }
 }
+/* Device faults for tests (tests/faults/): ATA_EMU_FAULT=R:N makes the N-th
+ * device allocation, stream, event or graph instantiation of run R fail (a
+ * new R starts the count again); the count so far is left in
+ * ATA_EMU_FAULT_COUNT, which the sweep reads to know it has covered every
+ * site. Runtime calls come from the thread that called the library. */
+static bool emu_fault(void)
+{
+    static char run[32];
+    static long count;
+    const char *e = getenv("ATA_EMU_FAULT");
+    if (!e || !*e) return false;
+    const char *colon = strchr(e, ':');
+    if (!colon || colon - e >= (long)sizeof run) return false;
+    if (strncmp(run, e, colon - e) || run[colon - e]) {
+        memcpy(run, e, colon - e);
+        run[colon - e] = 0;
+        count = 0;
+    }
+    char buf[32];
+    snprintf(buf, sizeof buf, "%ld", ++count);
+    setenv("ATA_EMU_FAULT_COUNT", buf, 1);
+    return count == atol(colon + 1);
+}
+
 err_t EMU_RT(Malloc)(void **p, size_t bytes)
 {
-    *p = aligned_alloc(256, (bytes + 255) & ~(size_t)255);
+    *p = emu_fault() ? nullptr : aligned_alloc(256, (bytes + 255) & ~(size_t)255);
     return *p ? 0 : (last_error = 2);
 }
 err_t EMU_RT(Free)(void *p) { free(p); return 0; }
@@ -707,6 +731,7 @@ err_t EMU_RT(MemsetAsync)(void *dst, int v, size_t bytes, EMU_RT(Stream_t) s)
 err_t EMU_RT(StreamCreateWithFlags)(EMU_RT(Stream_t) *s, unsigned f)
 {
     (void)f;
+    if (emu_fault()) return last_error = 2;
     *s = new emu_stream{nullptr};
     return 0;
 }
@@ -733,6 +758,7 @@ err_t cudaGraphInstantiate(cudaGraphExec_t *e, cudaGraph_t g, unsigned long long
 #endif
 {
     (void)f;
+    if (emu_fault()) return last_error = 2;
     *e = new emu_graph(*g);
     return 0;
 }
@@ -744,7 +770,12 @@ err_t EMU_RT(GraphLaunch)(EMU_RT(GraphExec_t) e, EMU_RT(Stream_t) s)
 }
 err_t EMU_RT(GraphExecDestroy)(EMU_RT(GraphExec_t) e) { delete e; return 0; }
 err_t EMU_RT(GraphDestroy)(EMU_RT(Graph_t) g) { delete g; return 0; }
-err_t EMU_RT(EventCreate)(EMU_RT(Event_t) *e) { *e = new emu_event{0}; return 0; }
+err_t EMU_RT(EventCreate)(EMU_RT(Event_t) *e)
+{
+    if (emu_fault()) return last_error = 2;
+    *e = new emu_event{0};
+    return 0;
+}
 err_t EMU_RT(EventCreateWithFlags)(EMU_RT(Event_t) *e, unsigned flags) { (void)flags; return EMU_RT(EventCreate)(e); }
 /* Work on a stream has finished when its call returns here: nothing to wait for. */
 err_t EMU_RT(StreamWaitEvent)(EMU_RT(Stream_t) s, EMU_RT(Event_t) e, unsigned flags)

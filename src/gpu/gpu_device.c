@@ -4,9 +4,14 @@
 #include "gpu_internal.h"
 
 /* Every runtime call goes through GCHECK and friends: a failure becomes
- * ATA_ERR_BACKEND naming the call and the runtime's message. */
+ * ATA_ERR_BACKEND naming the call and the runtime's message. The runtime
+ * also records the error for its next GetLastError, which the kernel
+ * launchers return: left there, a failed stream creation made the next
+ * context's first launch fail with it (found by `make faults`). Reported
+ * here, it is consumed here (a sticky error stays, as it must). */
 ata_status gpu_fail(gpu_err e, const char *what)
 {
+    (void)GPU(GetLastError)();
     return ata_fail(ATA_ERR_BACKEND, GPU_NAME " %s: %s", what, GPU(GetErrorString)(e));
 }
 
