@@ -71,6 +71,10 @@ int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*f)(void
 /* ---- scenario plumbing ----------------------------------------------------- */
 static char tmpdir[256];
 static const char *violation;     /* a broken promise seen inside a scenario */
+static char failed_msg[1024];     /* ata_last_error() of the failed call, kept
+                                     before later calls (a solve after a
+                                     failed update) overwrite it */
+static void keep_msg(void) { snprintf(failed_msg, sizeof failed_msg, "%s", ata_last_error()); }
 static char violation_buf[512];
 
 #define PROMISE(cond, ...) do { if (!(cond) && !violation) { \
@@ -244,6 +248,7 @@ static ata_status factor_run(int runtime, ata_precond type, uint64_t *h)
     *h = hash_add(*h, x, n * sizeof *x);
     for (int q = 0; q < A->nnz; q++) v[q] = A->val[q] * 2;
     if ((st = ata_factor_update_values(F, v)) != ATA_OK) {
+        keep_msg();
         /* a failed update: the handle is destroyable, and a solve refuses
          * or answers from valid factors (the old ones) */
         double y[56];
@@ -291,6 +296,7 @@ static ata_status pcg_run(int runtime, ata_reorder ro, uint64_t *h)
     ata_pcg_result_free(&res);
     for (int q = 0; q < A->nnz; q++) v[q] = A->val[q] * 3;
     if ((st = ata_pcg_update_values(s, v)) != ATA_OK) {
+        keep_msg();
         ata_status s2 = ata_pcg_solve(s, b, x, &res);
         PROMISE(s2 != ATA_OK, "pcg solved after a failed update (it must refuse until one succeeds)");
         ata_pcg_result_free(&res);
@@ -368,6 +374,7 @@ static long run_once(const scenario *s, long n, uint64_t *h, ata_status *st)
     hits = 0;
     fail_at = n;
     violation = NULL;
+    failed_msg[0] = 0;
     *h = 1469598103934665603ULL;
     if (device_mode) {
         char e[64];
@@ -407,13 +414,19 @@ static long sweep(const scenario *s, long sample, long *runs)
         if (st == ATA_OK) {
             if (h != h0) fail(s, n, "succeeded after a failed request with a different result");
         } else {
-            const char *msg = ata_last_error();
+            const char *msg = failed_msg[0] ? failed_msg : ata_last_error();
             if (!hit) fail(s, n, "failed with no fault injected");
             else if (!threads_mode && st != ATA_ERR_NOMEM && !(device_mode && st == ATA_ERR_BACKEND)) {
                 char m[700];
                 snprintf(m, sizeof m, "status %s (expected NOMEM): %s", ata_status_string(st), msg);
                 fail(s, n, m);
-            } else if (!msg || !*msg) fail(s, n, "no message in ata_last_error()");
+            } else if (!msg || !*msg) {
+                fail(s, n, "no message in ata_last_error()");
+            } else if (st == ATA_ERR_NOMEM && !strstr(msg, "memory")) {
+                char m[700];
+                snprintf(m, sizeof m, "NOMEM whose message does not say so: %s", msg);
+                fail(s, n, m);
+            }
         }
         if (__lsan_do_recoverable_leak_check()) fail(s, n, "leak (LSan report above)");
         /* the same calls with nothing failing: usable again */
