@@ -243,6 +243,9 @@ static void test_factor_zero_pivot(void **state)
         /* back to the bad values: the update fails, the handle stays usable */
         assert_int_equal(ata_factor_update_values(F, A->val), ATA_ERR_ZERO_PIVOT);
         assert_int_equal(ata_factor_pivot_row(F), 50);
+        /* never a solve on half-updated factors: it refuses until an update succeeds */
+        assert_int_equal(ata_factor_solve(F, b, x), ATA_ERR_ZERO_PIVOT);
+        assert_int_equal(ata_factor_solve_multi(F, 1, b, 100, x, 100), ATA_ERR_ZERO_PIVOT);
         TU_OK(ata_factor_update_values(F, good->val));
         TU_OK(ata_factor_solve(F, b, x));
         assert_true(bitwise_equal(x, y, 100));
