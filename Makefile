@@ -10,6 +10,8 @@
 #   make stress     PCG beside one busy process per core (bench/stress.sh)
 #   make vs-petsc   ATA vs PETSc PCG, 1 and 2 ranks (bench/vs-petsc.sh; not in CI)
 #   make install PREFIX=DIR
+#   make V=1 ...    print every command in full (default: one short line per
+#                    file, e.g. "  CC      build/src/agg.o")
 BUILD    ?= build
 PREFIX   ?= /usr/local
 CC       ?= cc
@@ -35,6 +37,19 @@ CFLAGS   += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS  += -fsanitize=$(SANITIZE)
 endif
 
+# What make prints: one short line per file by default, kernel style
+# ("  CC      build/src/agg.o"); `make V=1` prints every command in full.
+# A recipe line starts with $(call quiet,TAG,FILE): in quiet mode that is
+# "@printf ...;" before the command (the command's own errors and warnings
+# still show), with V=1 it is nothing; `make -s` prints neither.
+ifneq ($(findstring s,$(filter-out --%,$(firstword -$(MAKEFLAGS)))),)
+  quiet = @
+else ifeq ($(filter-out 0,$(V)),)
+  quiet = @printf '  %-7s %s\n' '$(1)' '$(2)';
+else
+  quiet =
+endif
+
 # src/gpu/ is the GPU backends' host side: built into their modules only (kernels/gpu.mk).
 LIB_SRCS  := $(wildcard src/*.c src/cpu/*.c matrices/*.c solvers/*.c)
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
@@ -57,27 +72,27 @@ deps:
 
 $(BUILD)/%.o: %.c | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(call quiet,CC,$@)$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/libata.a: $(LIB_OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	$(call quiet,AR,$@)ar rcs $@ $^
 
 # The module search's last-resort directory (src/backend_load.c).
 $(BUILD)/src/backend_load.o: CPPFLAGS += -DATA_LIBDIR='"$(LIBDIR)"'
 
 $(BUILD)/libata.so.$(SOVER): $(LIB_OBJS)
-	$(CC) -shared $(LDFLAGS) -Wl,-soname,libata.so.$(SOMAJOR) -Wl,--no-undefined -o $@ $^ $(LDLIBS)
+	$(call quiet,LD,$@)$(CC) -shared $(LDFLAGS) -Wl,-soname,libata.so.$(SOMAJOR) -Wl,--no-undefined -o $@ $^ $(LDLIBS)
 
 $(BUILD)/libata.so: $(BUILD)/libata.so.$(SOVER)
-	ln -sf libata.so.$(SOVER) $(BUILD)/libata.so.$(SOMAJOR)
-	ln -sf libata.so.$(SOVER) $@
+	$(call quiet,LN,$(BUILD)/libata.so.$(SOMAJOR))ln -sf libata.so.$(SOVER) $(BUILD)/libata.so.$(SOMAJOR)
+	$(call quiet,LN,$@)ln -sf libata.so.$(SOVER) $@
 
 $(BUILD)/ata-bench: $(BENCH_OBJS) $(BUILD)/libata.a
-	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJS) $(BUILD)/libata.a $(LDLIBS)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJS) $(BUILD)/libata.a $(LDLIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL) $(BUILD)/libata.a
-	$(CC) $(LDFLAGS) -o $@ $< $(TEST_UTIL) $(BUILD)/libata.a $(LDLIBS) -lcmocka
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $< $(TEST_UTIL) $(BUILD)/libata.a $(LDLIBS) -lcmocka
 # test_gpu passes a CUDA stream of its own: it links the GPU runtime (the
 # library never does).
 $(BUILD)/tests/test_gpu: LDLIBS += $(if $(filter cuda hip,$(ATA_GPU)),$(GPU_LIBS))
@@ -165,15 +180,15 @@ vs-petsc: all petsc
 # every allocation of every public entry fails in turn under ASan/LSan/UBSan,
 # then every pthread_create, then (on the emulated CUDA module) every device
 # allocation, stream, event and graph instantiation. FAULT_SAMPLE=K samples
-# N (CI: K = 5); the default is the full sweep.
+# N; the default (and CI) is the full sweep.
 FAULT_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=posix_memalign,--wrap=aligned_alloc,--wrap=pthread_create
 FAULT_CC    = $(CC) -std=c11 -O1 -g -D_GNU_SOURCE -fsanitize=address,undefined -fno-omit-frame-pointer -Iinclude
 .PHONY: faults
 faults:
 	$(MAKE) BUILD=build-asan SANITIZE=address,undefined OPT=-O1 build-asan/libata.a
-	$(FAULT_CC) -o build-asan/fault_sweep tests/faults/fault_sweep.c build-asan/libata.a $(LDLIBS) $(FAULT_WRAP)
+	$(call quiet,CCLD,build-asan/fault_sweep)$(FAULT_CC) -o build-asan/fault_sweep tests/faults/fault_sweep.c build-asan/libata.a $(LDLIBS) $(FAULT_WRAP)
 	$(MAKE) BUILD=build-emu32 ATA_GPU=emu32 build-emu32/libata.a build-emu32/libata_cuda.so
-	$(FAULT_CC) -o build-emu32/fault_sweep tests/faults/fault_sweep.c build-emu32/libata.a $(LDLIBS) $(FAULT_WRAP)
+	$(call quiet,CCLD,build-emu32/fault_sweep)$(FAULT_CC) -o build-emu32/fault_sweep tests/faults/fault_sweep.c build-emu32/libata.a $(LDLIBS) $(FAULT_WRAP)
 	ASAN_OPTIONS=detect_leaks=1 build-asan/fault_sweep
 	ASAN_OPTIONS=detect_leaks=1 FAULT_THREADS=1 build-asan/fault_sweep
 	ASAN_OPTIONS=detect_leaks=1 FAULT_DEVICE=1 ATA_BACKEND_PATH=$(abspath build-emu32) build-emu32/fault_sweep

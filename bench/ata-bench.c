@@ -127,16 +127,30 @@ static double norm2(const double *v, int n)
     return sqrt(s);
 }
 
-/* --monitor: PETSc's -ksp_monitor line, printed as the solver runs. */
-typedef struct { const char *label; const char *policy; } monitor_ctx;
+/* The library's monitor callback, installed only where it shows something:
+ * --monitor prints PETSc's -ksp_monitor line as the solver runs (with the
+ * progress line held off), and a progress line on a terminal shows the
+ * iteration. */
+typedef struct { const char *label; const char *policy; int print; } monitor_ctx;
 
 static void monitor_line(int it, double relres, void *arg)
 {
     const monitor_ctx *m = arg;
+    progress_iteration(it);
+    if (!m->print) return;
+    progress_hold();
     if (it == 0)
         printf("%s, policy %s: relative residual (recurrence) ||r_k|| / ||b|| per iteration\n", m->label, m->policy);
     printf("%5d KSP relative residual (recurrence) %.12e\n", it, relres);
-    fflush(stdout);
+    progress_release();
+}
+
+/* "[pcg]" alone, "[pcg 2/5]" when the run has several steps. */
+static const char *step_tag(const bench_state *st, int step, char *b, size_t n)
+{
+    if (st->nsteps > 1) snprintf(b, n, "[%s %d/%d]", cli_cmd_name(st->opt->cmd), step, st->nsteps);
+    else snprintf(b, n, "[%s]", cli_cmd_name(st->opt->cmd));
+    return b;
 }
 
 /* pcg's bandwidth floor: the triad at 1 and at the context's threads, once,
@@ -147,7 +161,8 @@ static void measure_triad(bench_state *st)
     bench_results *R = st->res;
     if (st->triad_done || st->opt->no_floor) return;
     st->triad_done = 1;
-    progress_set("[%d/%d] triad bandwidth, 1 and %d threads", st->step, st->nsteps, R->threads);
+    char tag[32];
+    progress_set("%s triad bandwidth, 1 and %d threads", step_tag(st, st->step, tag, sizeof tag), R->threads);
     if (floor_triad(R->backend == ATA_BACKEND_CPU ? R->threads : 1, R->triad_gbs))
         msg("triad bandwidth could not be measured: no bandwidth floor");
 }
@@ -168,8 +183,8 @@ static void run_pcg(bench_state *st, const ata_csr *A, bench_run *r, const char 
     po.plan.traversal = o->traversal;
     po.keep_history = o->monitor;
     po.shift = o->shift;
-    monitor_ctx mon = { label, cli_policy_name(r->policy) };
-    if (o->monitor && !o->quiet) {   /* live, through the library's callback */
+    monitor_ctx mon = { label, cli_policy_name(r->policy), o->monitor && !o->quiet };
+    if (mon.print || progress_active()) {   /* live, through the library's callback */
         po.monitor = monitor_line;
         po.monitor_ctx = &mon;
     }
@@ -187,8 +202,11 @@ static void run_pcg(bench_state *st, const ata_csr *A, bench_run *r, const char 
     for (int i = 0; i < n; i++) b[i] = 1.0;
     int done = 0;
     for (int rep = 0; rep < o->reps; rep++) {
-        progress_set("[%d/%d] %s, %s, pcg rep %d/%d", st->step, st->nsteps, label,
-                     cli_policy_name(r->policy), rep + 1, o->reps);
+        char tag[32], reps[32] = "";
+        if (o->reps > 1) snprintf(reps, sizeof reps, ", rep %d/%d", rep + 1, o->reps);
+        progress_set("%s %s policy %s%s", step_tag(st, st->step, tag, sizeof tag), label,
+                     cli_policy_name(r->policy), reps);
+        progress_iteration(-1);
         memset(x, 0, (size_t)n * sizeof *x);
         ata_pcg_result res;
         memset(&res, 0, sizeof res);
@@ -372,7 +390,9 @@ static void run_sptrsv(bench_state *st, const ata_csr *A, sptrsv_setup *su, benc
     double *t = calloc((size_t)o->reps, sizeof *t);
     ata_plan *plan = NULL;
     if (!t) { r->status = ATA_ERR_NOMEM; goto out; }
-    progress_set("[%d/%d] %s, %s, sptrsv analysis", st->step, st->nsteps, label, cli_policy_name(r->policy));
+    char tag[32];
+    progress_set("%s %s policy %s: analysis", step_tag(st, st->step, tag, sizeof tag), label,
+                 cli_policy_name(r->policy));
     ata_status s = ATA_OK;
     if (r->policy == POLICY_SERIAL) {
         /* Extracting the triangle is the baseline's analysis (reported, not
@@ -407,7 +427,7 @@ static void run_sptrsv(bench_state *st, const ata_csr *A, sptrsv_setup *su, benc
     /* One untimed solve: warms caches and the pool, and gives the check. */
     for (int rep = -1; rep < o->reps; rep++) {
         if (rep >= 0)
-            progress_set("[%d/%d] %s, %s, sptrsv solve %d/%d", st->step, st->nsteps, label,
+            progress_set("%s %s policy %s: solve %d/%d", step_tag(st, st->step, tag, sizeof tag), label,
                          cli_policy_name(r->policy), rep + 1, o->reps);
         double t0 = now_s();
         if (r->policy != POLICY_SERIAL) s = ata_sptrsv(plan, su->b, su->x);
@@ -471,7 +491,8 @@ static void run_ilu0(bench_state *st, const ata_csr *A, ilu0_setup *su, bench_ru
     po.S = o->S;
     if (o->R > 0) po.R = o->R;
     for (int rep = 0; rep < o->reps; rep++) {
-        progress_set("[%d/%d] %s, %s, ilu0 rep %d/%d", st->step, st->nsteps, label,
+        char tag[32];
+        progress_set("%s %s policy %s: rep %d/%d", step_tag(st, st->step, tag, sizeof tag), label,
                      cli_policy_name(r->policy), rep + 1, o->reps);
         ata_csr *LU = NULL;
         ata_status s;
@@ -562,7 +583,9 @@ static void run_matrix(bench_state *st, int mi)
     bench_results *R = st->res;
     bench_matrix *m = &R->mats[mi];
     const bench_input *in = &o->inputs[mi];
-    progress_set("[%d/%d] %s: %s", st->step + 1, st->nsteps, m->label, in->is_gen ? "generating" : "reading");
+    char tag[32];
+    progress_set("%s %s: %s", step_tag(st, st->step + 1, tag, sizeof tag), m->label,
+                 in->is_gen ? "generating" : "reading");
     ata_csr *A = NULL;
     ata_status s = load_matrix(in, &A);
     if (s != ATA_OK) {
@@ -638,16 +661,23 @@ static void run_matrix(bench_state *st, int mi)
     ata_csr_free(A);
     if (!o->quiet) {
         progress_hold();
+        /* pcg: a summary block per matrix within 100 columns, or with
+         * --wide (and for the other commands) the full table. */
+        int wide = o->cmd != CMD_PCG || o->wide;
         /* Title and header come with the first rows: a run whose every
          * input failed to load prints no empty table. */
         if (!st->header_done) {
             report_title(stdout, R);
-            if (!o->monitor) report_table_header(stdout, R);
+            if (wide && !o->monitor) report_table_header(stdout, R);
             st->header_done = 1;
         }
-        if (o->monitor) report_table_header(stdout, R);   /* the residuals were printed live */
-        report_table_rows(stdout, R, mi);
-        report_probe_line(stdout, R, mi);
+        if (wide) {
+            if (o->monitor) report_table_header(stdout, R);   /* the residuals were printed live */
+            report_table_rows(stdout, R, mi);
+            report_probe_line(stdout, R, mi);
+        } else {
+            report_summary(stdout, R, mi);
+        }
         progress_release();
     }
 }
@@ -769,6 +799,7 @@ int main(int argc, char **argv)
     progress_start(!o.quiet);
     for (int i = 0; i < o.ninputs; i++) run_matrix(&st, i);
     progress_stop();
+    if (!o.quiet && o.cmd == CMD_PCG && !o.wide && st.header_done) report_summary_end(stdout, &R);
     if (!o.quiet && o.cmd == CMD_INFO && R.nloaded > 0) {
         report_title(stdout, &R);
         report_info_table(stdout, &R);

@@ -5,7 +5,7 @@
  *               that --help prints, so the help text cannot drift)
  *   ata-bench.c main, the pcg / sptrsv / ilu0 / info runs
  *   dagshape.c  level of every row of a triangle (for the DAG-shape picture)
- *   report.c    aligned table on stdout, CSV, JSON
+ *   report.c    aligned table (pcg: a 100-column summary) on stdout, CSV, JSON
  *   svg.c       speedup bars and level-width pictures
  *   util.c      clock, median, messages on stderr, progress line
  */
@@ -59,6 +59,7 @@ typedef struct {
     ata_shift shift;        /* pcg: --shift */
     int nrhs;               /* sptrsv: --nrhs (columns solved together) */
     int no_floor;           /* pcg: --no-floor (no triad, no floor columns) */
+    int wide;               /* pcg: --wide (the full table, not the 100-column summary) */
 } bench_opts;
 
 /* One matrix of the run, after loading. */
@@ -179,6 +180,12 @@ void serial_tri_free(serial_tri *T);
 void report_title(FILE *f, const bench_results *r);
 void report_table_header(FILE *f, const bench_results *r);
 void report_table_rows(FILE *f, const bench_results *r, int matrix);
+/* pcg without --wide: a title, one block per matrix and a closing line that
+ * fit in REPORT_COLUMNS (the problem, then per policy S, iterations,
+ * relative residual, setup and solve s, ms/it, x floor and status). */
+#define REPORT_COLUMNS 100
+void report_summary(FILE *f, const bench_results *r, int matrix);
+void report_summary_end(FILE *f, const bench_results *r);
 int report_csv(const char *path, const bench_results *r);
 int report_json(const char *path, const bench_results *r);
 void report_info_table(FILE *f, const bench_results *r);
@@ -211,8 +218,17 @@ double median(double *v, int n);
 double median_range(double *v, int n, double *vmin, double *vmax);
 /* "ata-bench: ..." on stderr, one line; clears the progress line first. */
 void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The progress line (util.c): drawn on stderr only when it is a terminal,
+ * after the run's first 2 s (ATA_BENCH_PROGRESS_AFTER=S), rewritten in place
+ * and erased at the end; never on a pipe or in a file. */
 void progress_start(int enabled);
+/* 1 when the line is being drawn (enabled and stderr is a terminal). */
+int progress_active(void);
+/* What the run is doing: "[pcg] lap3d:100 policy ca"; clears the iteration. */
 void progress_set(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* PCG: -1 while setting up, then the iteration (from the monitor callback;
+ * lock-free). */
+void progress_iteration(int it);
 void progress_stop(void);
 /* Around output to stdout: erase the progress line and keep it off. */
 void progress_hold(void);

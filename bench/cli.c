@@ -23,7 +23,7 @@ typedef enum {
     O_MATRIX, O_GEN, O_POLICY, O_SERIAL, O_BACKEND, O_THREADS, O_S, O_R,
     O_TRAVERSAL, O_UPLO, O_DIAG, O_PC, O_REORDER, O_RTOL, O_MAXIT, O_MONITOR,
     O_REPS, O_CSV, O_JSON, O_PLOT, O_QUIET, O_HELP, O_VERSION,
-    O_SHIFT, O_NRHS, O_NO_FLOOR
+    O_SHIFT, O_NRHS, O_NO_FLOOR, O_WIDE
 } flag_id;
 
 typedef struct {
@@ -78,12 +78,14 @@ static const flag_def flags[] = {
       "skip the triad bandwidth measurement (about 0.2 s, in a child\nprocess) that the floor ms/it and x floor columns need ('-')" },
     { O_REPS, "--reps", "N", F_SOLVE, "Measurement (pcg, sptrsv, ilu0):",
       "timed repetitions, the median is reported (default: pcg 1,\nilu0 3, sptrsv 10; sptrsv also runs one untimed warm-up solve)" },
-    { O_CSV, "--csv", "FILE", F_ALL, "Output, all commands (the table always goes to stdout):",
+    { O_CSV, "--csv", "FILE", F_ALL, "Output, all commands (the table or summary always goes to stdout):",
       "write every number as CSV, one line per matrix and policy" },
     { O_JSON, "--json", "FILE", F_ALL, NULL,
       "write every number as JSON, with the settings and the level\nwidths of every DAG" },
     { O_PLOT, "--plot", "FILE.svg", F_ALL, NULL,
       "draw the speedup per matrix and policy as grouped bars, and\nthe DAG shape (level width vs level) of every matrix" },
+    { O_WIDE, "--wide", NULL, F_PCG, NULL,
+      "pcg: print the full table (every column, about 290 characters\nwide) instead of the summary that fits in 100 columns; CSV and\nJSON are the same either way" },
     { O_QUIET, "--quiet", NULL, F_ALL, NULL,
       "no table and no progress line (errors still go to stderr)" },
     { O_HELP, "--help", NULL, F_ALL, "Other, all commands:",
@@ -194,6 +196,14 @@ void cli_usage(FILE *f)
     fprintf(f, "  %-8s ", "serial");
     print_wrapped(f, "the serial baseline (not the runtime): sptrsv a CSparse-style loop over the extracted triangle, ilu0 and pcg the serial reference", 11);
     fprintf(f, "\nA value may also be given as --flag=VALUE.\n"
+               "pcg prints a summary within 100 columns: per matrix a line with n, nnz,\n"
+               "DAG class and levels, then per policy S (the L plan's, as chosen), its,\n"
+               "relres (the solver's), setup s (analysis, reordering included, plus\n"
+               "factorisation), solve s, ms/it, x floor and status, and S auto's probes.\n"
+               "pcg --wide, sptrsv and ilu0 print the full table instead.\n"
+               "Progress: on a terminal, a run longer than 2 s shows one line on stderr\n"
+               "([pcg] MATRIX policy P: iteration N), rewritten in place and erased at\n"
+               "the end; none when stderr is not a terminal, and none in CSV or JSON.\n"
                "Table columns: atasks = adaptive tasks; c, f = coarse and fine dependencies\n"
                "(against m, the DAG's edges); for pcg, atasks, c, f, m and plan MB add up\n"
                "the L and U plans and S is the L plan's; speedups compare solve times\n"
@@ -217,7 +227,8 @@ void cli_usage(FILE *f)
                "expected bitwise equal (0), push within 1e-12; above 1e-8 the status is\n"
                "wrong_answer; '-' when the reference itself failed.\n"
                "S auto: T_l and T_u are medians of 5 probes (the table's last line per\n"
-               "matrix gives them and their min..max); they are cached per machine in\n"
+               "matrix gives them and their min..max; pcg's summary the medians only);\n"
+               "they are cached per machine in\n"
                "$XDG_CACHE_HOME/ata/probe-HOST-BACKEND-THREADS.txt (delete it to probe\n"
                "again; ATA_PROBE_CACHE=0 turns the cache off), so runs pick the same S.\n"
                "A probe taken while the load average is at or above the CPU count is not\n"
@@ -443,6 +454,7 @@ static int apply(bench_opts *o, const flag_def *d, const char *v, int *policy_gi
         return 0;
     case O_MONITOR: o->monitor = 1; return 0;
     case O_NO_FLOOR: o->no_floor = 1; return 0;
+    case O_WIDE: o->wide = 1; return 0;
     case O_REPS:
         if (parse_int(v, 1, &o->reps)) return usage_error("--reps: expected a positive integer, got '%s'", v);
         return 0;

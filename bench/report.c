@@ -171,9 +171,15 @@ static void put_cell(FILE *f, const char *text, int width, int left, int last)
     else fprintf(f, "%*s  ", width, text);
 }
 
+static void report_title_narrow(FILE *f, const bench_results *R);
+
 void report_title(FILE *f, const bench_results *R)
 {
     const bench_opts *o = R->opt;
+    if (o->cmd == CMD_PCG && !o->wide) {
+        report_title_narrow(f, R);
+        return;
+    }
     ata_plan_options pd = ata_plan_defaults();
     char S[32];
     if (o->S) snprintf(S, sizeof S, "%d", o->S);
@@ -267,6 +273,134 @@ void report_probe_line(FILE *f, const bench_results *R, int matrix)
                 u->ninfo > 1 ? " (L)" : "", I->probe_reps, I->probe_cached ? "from the probe cache" : "probed now");
         return;
     }
+}
+
+/* ---------------------------------------------------------------- */
+/* pcg's summary (no --wide): every line within REPORT_COLUMNS        */
+/* ---------------------------------------------------------------- */
+
+/* `text` word-wrapped to REPORT_COLUMNS, its first line at column `indent`,
+ * the others at `indent` + 2. A word longer than a line stays whole. */
+static void put_wrapped(FILE *f, int indent, const char *text)
+{
+    int col = fprintf(f, "%*s", indent, ""), start = 1;
+    for (const char *p = text; *p;) {
+        while (*p == ' ') p++;
+        size_t w = strcspn(p, " ");
+        if (!w) break;
+        if (!start && col + 1 + (int)w > REPORT_COLUMNS) {
+            col = fprintf(f, "\n%*s", indent + 2, "") - 1;
+            start = 1;
+        }
+        if (!start) col += fprintf(f, " ");
+        col += fprintf(f, "%.*s", (int)w, p);
+        start = 0;
+        p += w;
+    }
+    fputc('\n', f);
+}
+
+static void report_title_narrow(FILE *f, const bench_results *R)
+{
+    const bench_opts *o = R->opt;
+    ata_plan_options pd = ata_plan_defaults();
+    ata_pcg_options pc = ata_pcg_defaults();
+    char line[1024], S[32], who[64];
+    if (o->S) snprintf(S, sizeof S, "%d", o->S);
+    else snprintf(S, sizeof S, "auto (R %g)", o->R > 0 ? o->R : pd.R);
+    if (o->npolicies == 1 && o->policies[0] == POLICY_SERIAL) snprintf(who, sizeof who, "serial reference (no context)");
+    else snprintf(who, sizeof who, "backend %s, %d thread%s", ata_backend_name(R->backend), R->threads,
+                  R->threads == 1 ? "" : "s");
+    snprintf(line, sizeof line, "%s pcg: %s; %s-PCG, rtol %g, maxit %d, reorder %s, %s, S %s, b = 1, x0 = 0, "
+             "median of %d", BENCH_NAME, who, ata_precond_name(o->pc), o->rtol > 0 ? o->rtol : pc.rtol,
+             o->maxit > 0 ? o->maxit : pc.maxit, ata_reorder_name(o->reorder),
+             o->traversal == ATA_PUSH ? "push" : "pull", S, o->reps);
+    put_wrapped(f, 0, line);
+    const bench_machine *M = &R->machine;
+    snprintf(line, sizeof line, "commit %s, %s, host %s, %s (%d cores), load %.2f %.2f %.2f", M->commit, M->date,
+             M->host, M->cpu, M->cores, M->load[0], M->load[1], M->load[2]);
+    put_wrapped(f, 0, line);
+    if (!o->no_floor) {
+        int n = snprintf(line, sizeof line, "x floor = ms/it / floor, the floor a model: the compulsory bytes of "
+                         "an iteration over the triad bandwidth");
+        if (isfinite(R->triad_gbs[0])) {
+            n += snprintf(line + n, sizeof line - n, " (%.1f GB/s at 1 thread", R->triad_gbs[0]);
+            if (isfinite(R->triad_gbs[1]) && R->threads > 1 && R->backend == ATA_BACKEND_CPU)
+                n += snprintf(line + n, sizeof line - n, ", %.1f GB/s at %d threads", R->triad_gbs[1], R->threads);
+            snprintf(line + n, sizeof line - n, ")");
+        } else {
+            snprintf(line + n, sizeof line - n, " (triad not measured)");
+        }
+        put_wrapped(f, 0, line);
+    }
+    if (o->default_input) fprintf(f, "default problem: --gen lap3d:100 (3D 7-point Laplacian, 10^6 unknowns)\n");
+}
+
+/* The summary's row columns: the wide table's cells, and setup s. */
+enum { SUM_SETUP = C_COUNT };
+static const struct { int col; const char *head; int width; int left; } sum_cols[] = {
+    { C_POLICY, "policy", 8, 1 }, { C_S, "S", 7, 0 }, { C_ITS, "its", 5, 0 },
+    { C_RELRES, "relres", 8, 0 }, { SUM_SETUP, "setup s", 8, 0 }, { C_SOLVE, "solve s", 8, 0 },
+    { C_PERIT, "ms/it", 8, 0 }, { C_XFLOOR, "x floor", 7, 0 }, { C_STATUS, "status", 6, 1 },
+};
+#define SUM_NCOLS ((int)(sizeof sum_cols / sizeof sum_cols[0]))
+
+/* One block per matrix: "lap3d:100: n .., nnz .., DAG class, levels", a
+ * header, one row per policy, and S auto's probes. */
+void report_summary(FILE *f, const bench_results *R, int matrix)
+{
+    const bench_matrix *m = &R->mats[matrix];
+    char line[512], buf[128];
+    int k0 = -1;
+    for (int k = 0; k < R->nruns && k0 < 0; k++)
+        if (R->runs[k].matrix == matrix) k0 = k;
+    if (k0 < 0) return;
+    cell(buf, sizeof buf, C_CLASS, R, &R->runs[k0]);
+    int n = snprintf(line, sizeof line, "%s: n %d, nnz %lld, DAG %s", m->label, m->n, m->nnz, buf);
+    cell(buf, sizeof buf, C_LEVELS, R, &R->runs[k0]);
+    if (strcmp(buf, "-")) snprintf(line + n, sizeof line - n, ", %s levels", buf);
+    fputc('\n', f);
+    put_wrapped(f, 0, line);
+    fputs("  ", f);
+    for (int k = 0; k < SUM_NCOLS; k++)
+        put_cell(f, sum_cols[k].head, sum_cols[k].width, sum_cols[k].left, k == SUM_NCOLS - 1);
+    for (int r = 0; r < R->nruns; r++) {
+        const bench_run *u = &R->runs[r];
+        if (u->matrix != matrix) continue;
+        fputs("  ", f);
+        for (int k = 0; k < SUM_NCOLS; k++) {
+            if (sum_cols[k].col == SUM_SETUP) {
+                if (u->reps > 0) fmt_double(buf, sizeof buf, "%.4f", u->analysis_s + u->factor_s);
+                else dash(buf, sizeof buf);
+            } else {
+                cell(buf, sizeof buf, (col_id)sum_cols[k].col, R, u);
+            }
+            put_cell(f, buf, sum_cols[k].width, sum_cols[k].left, k == SUM_NCOLS - 1);
+        }
+    }
+    /* S auto's inputs, as report_probe_line gives them, without the ranges. */
+    if (R->opt->S) return;
+    for (int k = 0; k < R->nruns; k++) {
+        const bench_run *u = &R->runs[k];
+        if (u->matrix != matrix || u->ninfo < 1 || !(u->info[0].T_u > 0)) continue;
+        const ata_plan_info *I = &u->info[0];
+        char l[24], t[24];
+        fmt_time(l, sizeof l, I->T_l);
+        fmt_time(t, sizeof t, I->T_u);
+        snprintf(line, sizeof line, "S auto = max(S_min, R T_l / T_u) = %d (%s): T_l %s, T_u %s%s, medians of %d "
+                 "probes, %s", I->S, cli_policy_name(u->policy), l, t, u->ninfo > 1 ? " (L)" : "", I->probe_reps,
+                 I->probe_cached ? "from the probe cache" : "probed now");
+        put_wrapped(f, 2, line);
+        return;
+    }
+}
+
+void report_summary_end(FILE *f, const bench_results *R)
+{
+    (void)R;
+    fputc('\n', f);
+    put_wrapped(f, 0, "setup s = analysis + factorisation. --wide: the full table (the setup split, time per "
+                      "phase, floor ms/it, c, f, m, plan MB, peak RSS).");
 }
 
 void report_info_table(FILE *f, const bench_results *R)

@@ -165,11 +165,12 @@ done
 COMMON=(--policy all,serial --backend "$BACKEND" --threads "$THREADS")
 
 # PCG on the SPD real matrices (the paper's Figure 5.11 set at this scale).
-[ ${#SPD_RUN[@]} -gt 0 ] && step pcg-real pcg --matrix "$(join "${SPD_RUN[@]}")" "${COMMON[@]}"
+# --wide: STEP.txt keeps pcg's full table (every column), not the 100-column summary.
+[ ${#SPD_RUN[@]} -gt 0 ] && step pcg-real pcg --matrix "$(join "${SPD_RUN[@]}")" "${COMMON[@]}" --wide
 
 # PCG on generated problems up to 10^6 unknowns (3D 7-point, the issue's
 # reference problem: PETSc needs 79 iterations at ~27 ms each on one core).
-step pcg-gen pcg --gen "$LAP3D,$PCG_2D,$PCG_27,$PCG_PERM" "${COMMON[@]}"
+step pcg-gen pcg --gen "$LAP3D,$PCG_2D,$PCG_27,$PCG_PERM" "${COMMON[@]}" --wide
 
 # Triangular solves: wide (Laplacians), L-shaped (circuit-like), parallel
 # (permuted), and the real matrices; lower/pull, then upper/push.

@@ -1,21 +1,27 @@
 /* util.c - clock, median, one-line messages and the progress line.
  *
  * The progress line is drawn by a helper thread so that it also moves
- * during one long solve: nothing for the first few seconds, then on a
- * terminal one line rewritten in place every second, elsewhere (a log) one
- * line every 15 s. Messages take the same lock and erase the line first, so
- * stderr never shows a message glued to a half progress line. */
+ * during one long solve: only when stderr is a terminal, nothing for the
+ * first PROGRESS_AFTER_S seconds of the run (ATA_BENCH_PROGRESS_AFTER=S
+ * overrides it), then one line rewritten in place ("\r[pcg] lap3d:100
+ * policy ca: iteration 12 (5 s)"), erased before anything else is printed
+ * and at the end. Where stderr is not a terminal (a log, a pipe, a
+ * script's capture) there is no progress line at all. Messages take the
+ * same lock and erase the line first, so stderr never shows a message glued
+ * to a half progress line. */
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 #include "bench.h"
 
-#define PROGRESS_AFTER_S 3.0
-#define PROGRESS_TTY_EVERY_S 1.0
-#define PROGRESS_LOG_EVERY_S 15.0
+#define PROGRESS_AFTER_S 2.0
+#define PROGRESS_EVERY_S 0.25
 
 double now_s(void)
 {
@@ -50,11 +56,13 @@ static struct {
     pthread_cond_t cv;
     pthread_t thread;
     int running, stop;
-    int tty;
     int drawn;              /* a progress line is on the terminal now */
-    double t0, last;
+    double t0, after, last;
     char label[256];
+    atomic_int iter;        /* PROGRESS_NO_ITER, -1 (setup) or the PCG iteration */
 } prog = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+
+#define PROGRESS_NO_ITER (-2)
 
 static void erase_locked(void)
 {
@@ -78,6 +86,14 @@ void msg(const char *fmt, ...)
     pthread_mutex_unlock(&prog.mu);
 }
 
+/* Columns of the terminal on stderr (80 if it does not say). */
+static int term_columns(void)
+{
+    struct winsize ws;
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+    return 80;
+}
+
 static void *progress_main(void *arg)
 {
     (void)arg;
@@ -85,20 +101,23 @@ static void *progress_main(void *arg)
     while (!prog.stop) {
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += 250000000L;
+        until.tv_nsec += 100000000L;
         if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
         pthread_cond_timedwait(&prog.cv, &prog.mu, &until);
         if (prog.stop) break;
         double t = now_s(), el = t - prog.t0;
-        double every = prog.tty ? PROGRESS_TTY_EVERY_S : PROGRESS_LOG_EVERY_S;
-        if (el < PROGRESS_AFTER_S || !prog.label[0] || t - prog.last < every) continue;
+        if (el < prog.after || !prog.label[0] || t - prog.last < PROGRESS_EVERY_S) continue;
         prog.last = t;
-        if (prog.tty) {
-            fprintf(stderr, "\r\033[K%s: %s, %.0f s", BENCH_NAME, prog.label, el);
-            prog.drawn = 1;
-        } else {
-            fprintf(stderr, "%s: %s, %.0f s\n", BENCH_NAME, prog.label, el);
-        }
+        char line[512];
+        int it = atomic_load_explicit(&prog.iter, memory_order_relaxed);
+        if (it >= 0) snprintf(line, sizeof line, "%s: iteration %d (%.0f s)", prog.label, it, el);
+        else if (it == -1) snprintf(line, sizeof line, "%s: setup (%.0f s)", prog.label, el);
+        else snprintf(line, sizeof line, "%s (%.0f s)", prog.label, el);
+        /* One terminal line: a wrapped one could not be rewritten in place. */
+        int cols = term_columns() - 1;
+        if (cols > 0 && (int)strlen(line) > cols) line[cols] = '\0';
+        fprintf(stderr, "\r\033[K%s", line);
+        prog.drawn = 1;
         fflush(stderr);
     }
     erase_locked();
@@ -111,9 +130,22 @@ void progress_start(int enabled)
 {
     prog.t0 = now_s();
     prog.last = 0;
-    prog.tty = isatty(STDERR_FILENO);
     prog.stop = 0;
-    if (enabled && pthread_create(&prog.thread, NULL, progress_main, NULL) == 0) prog.running = 1;
+    prog.after = PROGRESS_AFTER_S;
+    const char *e = getenv("ATA_BENCH_PROGRESS_AFTER");
+    if (e && *e) {
+        char *end;
+        double v = strtod(e, &end);
+        if (!*end && isfinite(v) && v >= 0) prog.after = v;
+    }
+    atomic_store(&prog.iter, PROGRESS_NO_ITER);
+    if (enabled && isatty(STDERR_FILENO) && pthread_create(&prog.thread, NULL, progress_main, NULL) == 0)
+        prog.running = 1;
+}
+
+int progress_active(void)
+{
+    return prog.running;
 }
 
 void progress_set(const char *fmt, ...)
@@ -123,7 +155,13 @@ void progress_set(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(prog.label, sizeof prog.label, fmt, ap);
     va_end(ap);
+    atomic_store_explicit(&prog.iter, PROGRESS_NO_ITER, memory_order_relaxed);
     pthread_mutex_unlock(&prog.mu);
+}
+
+void progress_iteration(int it)
+{
+    atomic_store_explicit(&prog.iter, it < 0 ? -1 : it, memory_order_relaxed);
 }
 
 void progress_stop(void)

@@ -58,7 +58,7 @@ ifeq ($(ATA_GPU),cuda)
   GPU_LIBS  := $(if $(CUDA_LIBDIR),-L$(CUDA_LIBDIR) -Wl$(ata_comma)-rpath$(ata_comma)$(CUDA_LIBDIR)) -lcusparse -lcudart -lstdc++
 $(BUILD)/kernels/%.o: kernels/%.cu $(GPU_HDRS) | deps
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) -Ikernels -c $< -o $@
+	$(call quiet,NVCC,$@)$(NVCC) $(NVCCFLAGS) -Ikernels -c $< -o $@
 else ifeq ($(ATA_GPU),hip)
   ifeq ($(HIPCC),)
     $(error ATA_GPU=hip but hipcc was not found (run: bash .ci/deps.sh hip))
@@ -78,7 +78,7 @@ else ifeq ($(ATA_GPU),hip)
   GPU_LIBS  := $(if $(ROCM_LIB),-L$(ROCM_LIB) -Wl$(ata_comma)-rpath$(ata_comma)$(ROCM_LIB)) -lhipsparse -lamdhip64 -lstdc++
 $(BUILD)/kernels/%.o: kernels/%.cu $(GPU_HDRS) | deps
 	@mkdir -p $(dir $@)
-	$(HIPCC) $(HIPCCFLAGS) -Ikernels -c $< -o $@
+	$(call quiet,HIPCC,$@)$(HIPCC) $(HIPCCFLAGS) -Ikernels -c $< -o $@
 else
   GPU_OBJS :=
   GPU_LIBS :=
@@ -106,7 +106,7 @@ ifneq ($(GPU_MODULE),)
 GPU_MODULE_OBJS := $(GPU_HOST_OBJS) $(BUILD)/src/ilu0_row.o $(GPU_OBJS) $(EMU_MODULE_OBJS)
 $(GPU_MODULE_OBJS): $(ATA_GPU_STAMP)
 $(GPU_MODULE): $(GPU_MODULE_OBJS) kernels/gpu_module.map
-	$(CC) -shared $(LDFLAGS) -Wl,--version-script=kernels/gpu_module.map -Wl,--no-undefined \
+	$(call quiet,LD,$@)$(CC) -shared $(LDFLAGS) -Wl,--version-script=kernels/gpu_module.map -Wl,--no-undefined \
 	    -o $@ $(GPU_MODULE_OBJS) $(GPU_LIBS) -lm
 -include $(GPU_HOST_OBJS:.o=.d)
 endif

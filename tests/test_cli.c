@@ -35,10 +35,11 @@ static char *slurp(const char *path)
     return b;
 }
 
-static run_result run(const char *args)
+/* A shell command line, stdout and stderr each into a file of tmpdir. */
+static run_result run_shell(const char *line)
 {
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "'%s' %s >'%s/out' 2>'%s/err' </dev/null", bench, args, tmpdir, tmpdir);
+    char cmd[20480];
+    snprintf(cmd, sizeof cmd, "%s >'%s/out' 2>'%s/err' </dev/null", line, tmpdir, tmpdir);
     int st = system(cmd);
     run_result r;
     r.rc = st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -48,6 +49,14 @@ static run_result run(const char *args)
     snprintf(path, sizeof path, "%s/err", tmpdir);
     r.err = slurp(path);
     return r;
+}
+
+/* ata-bench with `args`. */
+static run_result run(const char *args)
+{
+    char cmd[16384];
+    snprintf(cmd, sizeof cmd, "'%s' %s", bench, args);
+    return run_shell(cmd);
 }
 
 static void run_free(run_result *r)
@@ -124,7 +133,7 @@ static void test_no_args(void **state)
 static const char *all_flags[] = {
     "--matrix", "--gen", "--policy", "--serial", "--backend", "--threads", "--S", "--R", "--traversal",
     "--uplo", "--diag", "--pc", "--reorder", "--rtol", "--maxit", "--monitor", "--reps", "--csv", "--json",
-    "--plot", "--quiet", "--help", "--version", "--precond", "--shift", "--nrhs", "--no-floor",
+    "--plot", "--quiet", "--help", "--version", "--precond", "--shift", "--nrhs", "--no-floor", "--wide",
 };
 
 static void test_help_lists_every_flag(void **state)
@@ -162,7 +171,7 @@ static void test_listed_flags_are_accepted(void **state)
         "pcg --reorder rcm", "pcg --rtol 1e-8", "pcg --maxit 10", "pcg --monitor", "ilu0 --reps 2",
         "info --csv x.csv", "info --json x.json", "info --plot x.svg", "pcg --quiet", "pcg --policy=all",
         "pcg --pc jacobi", "pcg --precond ic0", "pcg --shift positive-definite", "pcg --shift nonzero",
-        "sptrsv --nrhs 4", "pcg --no-floor",
+        "sptrsv --nrhs 4", "pcg --no-floor", "pcg --wide",
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char args[256];
@@ -214,6 +223,8 @@ static void test_bad_values(void **state)
     expect_usage_error("pcg --shift inblocks", "--shift");
     expect_usage_error("sptrsv --nrhs 0", "--nrhs");
     expect_usage_error("pcg --nrhs 4", "--nrhs");          /* sptrsv only */
+    expect_usage_error("sptrsv --wide", "--wide");         /* pcg only */
+    expect_usage_error("pcg --wide=1", "--wide");          /* a switch */
     expect_usage_error("pcg --traversal sideways", "--traversal");
     expect_usage_error("sptrsv --uplo middle", "--uplo");
     expect_usage_error("sptrsv --diag maybe", "--diag");
@@ -315,8 +326,8 @@ static void test_small_pcg_run(void **state)
 {
     (void)state;
     char args[1024];
-    snprintf(args, sizeof args, "pcg --gen lap2d:20 --policy levelset,ca --backend cpu --threads 2 --csv '%s' --json '%s'",
-             tmp_path("pcg.csv"), tmp_path("pcg.json"));
+    snprintf(args, sizeof args, "pcg --gen lap2d:20 --policy levelset,ca --backend cpu --threads 2 --wide --csv '%s' "
+             "--json '%s'", tmp_path("pcg.csv"), tmp_path("pcg.json"));
     run_result r = run(args);
     if (r.rc != 0) fail_msg("ata-bench %s: exit %d, stderr: %s", args, r.rc, r.err);
     assert_non_null(strstr(r.out, "levelset"));
@@ -400,7 +411,7 @@ static void test_pcg_floor_columns(void **state)
 {
     (void)state;
     char args[1024];
-    snprintf(args, sizeof args, "pcg --gen lap2d:20 --policy serial,levelset --backend cpu --threads 2 --csv '%s'",
+    snprintf(args, sizeof args, "pcg --gen lap2d:20 --policy serial,levelset --backend cpu --threads 2 --wide --csv '%s'",
              tmp_path("floor.csv"));
     run_result r = run(args);
     if (r.rc != 0) fail_msg("ata-bench %s: exit %d, stderr: %s", args, r.rc, r.err);
@@ -540,7 +551,8 @@ static void test_failed_solve_is_reported(void **state)
         skip();
     }
     char args[1200];
-    snprintf(args, sizeof args, "pcg --matrix '%s' --gen lap2d:8 --policy levelset,ca --backend cpu --threads 2", path);
+    snprintf(args, sizeof args, "pcg --matrix '%s' --gen lap2d:8 --policy levelset,ca --backend cpu --threads 2 --wide",
+             path);
     run_result r = run(args);
     assert_int_equal(r.rc, 1);
     assert_non_null(strstr(r.err, "bcsstk13"));
@@ -552,6 +564,170 @@ static void test_failed_solve_is_reported(void **state)
     }
     assert_int_equal(rows, 2);
     assert_non_null(strstr(r.out, "lap2d:8"));      /* the next matrix still ran */
+    run_free(&r);
+}
+
+/* The line of `text` that starts with `prefix`, copied into `out`; NULL if none. */
+static char *line_starting(const char *text, const char *prefix, char *out, size_t n)
+{
+    size_t len = strlen(prefix);
+    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (!strncmp(p, prefix, len)) {
+            snprintf(out, n, "%.*s", (int)strcspn(p, "\n"), p);
+            return out;
+        }
+    return NULL;
+}
+
+/* The longest line of `text`, in characters (the output is ASCII). */
+static int longest_line(const char *text)
+{
+    int best = 0;
+    for (const char *p = text; *p;) {
+        int w = (int)strcspn(p, "\n");
+        if (w > best) best = w;
+        p += w;
+        if (*p) p++;
+    }
+    return best;
+}
+
+/* pcg's default output, the summary: every line within 100 columns, no
+ * wide-table column, and per policy a row whose S, its, relres, setup s,
+ * solve s, ms/it, x floor and status are the CSV's numbers of the same run,
+ * formatted. --wide gives back the full table, one row per policy. */
+static void test_pcg_summary(void **state)
+{
+    (void)state;
+    char args[2200];
+    snprintf(args, sizeof args, "pcg --gen lap2d:20 --policy serial,levelset,ca --backend cpu --threads 2 --csv '%s'",
+             tmp_path("sum.csv"));
+    run_result r = run(args);
+    if (r.rc != 0) fail_msg("ata-bench %s: exit %d, stderr: %s", args, r.rc, r.err);
+    if (longest_line(r.out) > 100) fail_msg("a line of %d columns (limit 100):\n%s", longest_line(r.out), r.out);
+    assert_null(strchr(r.out, '\r'));
+    assert_null(strchr(r.out, '\033'));
+    static const char *wide_only[] = { "SpMV ms/it", "peak RSS MB", "vs levelset", "analysis s", "atasks" };
+    for (size_t k = 0; k < sizeof wide_only / sizeof *wide_only; k++)
+        if (strstr(r.out, wide_only[k])) fail_msg("default output has the wide column '%s':\n%s", wide_only[k], r.out);
+    char line[512];
+    /* the problem */
+    if (!line_starting(r.out, "lap2d:20: n 400, nnz 1920, DAG ", line, sizeof line))
+        fail_msg("no problem line 'lap2d:20: n 400, nnz 1920, DAG ...':\n%s", r.out);
+    /* the header names every field */
+    if (!line_starting(r.out, "  policy ", line, sizeof line)) fail_msg("no header line:\n%s", r.out);
+    static const char *heads[] = { "policy", " S ", "its", "relres", "setup s", "solve s", "ms/it", "x floor", "status" };
+    for (size_t k = 0; k < sizeof heads / sizeof *heads; k++)
+        if (!strstr(line, heads[k])) fail_msg("header '%s' lacks '%s'", line, heads[k]);
+    /* every row against the CSV */
+    char *csv = slurp(tmp_path("sum.csv"));
+    char *lines[8];
+    assert_int_equal(split_lines(csv, lines, 8), 4);
+    for (int row = 1; row <= 3; row++) {
+        char pol[64], want[9][64], f[8][64], prefix[80];
+        csv_field(lines[0], lines[row], "policy", pol, sizeof pol);
+        snprintf(prefix, sizeof prefix, "  %s ", pol);
+        if (!line_starting(r.out, prefix, line, sizeof line)) fail_msg("no summary row for %s:\n%s", pol, r.out);
+        static const char *names[] = { "L_S", "iterations", "relres", "analysis_s", "factor_s", "solve_s",
+                                       "per_iter_ms", "floor_ratio" };
+        for (int k = 0; k < 8; k++)
+            if (csv_field(lines[0], lines[row], names[k], f[k], sizeof f[k]))
+                fail_msg("CSV has no column %s", names[k]);
+        assert_true(atoi(f[1]) > 0);
+        assert_true(atof(f[7]) > 0);        /* the floor was measured: x floor is a number */
+        snprintf(want[0], sizeof want[0], "%s", pol);
+        snprintf(want[1], sizeof want[1], "%s", *f[0] ? f[0] : "-");       /* serial: no plan, no S */
+        snprintf(want[2], sizeof want[2], "%s", f[1]);
+        snprintf(want[3], sizeof want[3], "%.2e", atof(f[2]));
+        snprintf(want[4], sizeof want[4], "%.4f", atof(f[3]) + atof(f[4]));
+        snprintf(want[5], sizeof want[5], "%.4f", atof(f[5]));
+        snprintf(want[6], sizeof want[6], "%.3f", atof(f[6]));
+        snprintf(want[7], sizeof want[7], "%.2fx", atof(f[7]));
+        snprintf(want[8], sizeof want[8], "ok");
+        char got[9][64];
+        int n = sscanf(line, "%63s %63s %63s %63s %63s %63s %63s %63s %63s", got[0], got[1], got[2], got[3], got[4],
+                       got[5], got[6], got[7], got[8]);
+        if (n != 9) fail_msg("row '%s': %d fields, expected 9", line, n);
+        for (int k = 0; k < 9; k++)
+            if (strcmp(got[k], want[k]))
+                fail_msg("row '%s': field %d is '%s', the CSV says '%s'", line, k + 1, got[k], want[k]);
+    }
+    char *header_default = strdup(lines[0]);
+    free(csv);
+    run_free(&r);
+
+    /* --wide: the full table, every row naming its matrix; the CSV has the same columns */
+    snprintf(args, sizeof args, "pcg --gen lap2d:20 --policy serial,levelset,ca --backend cpu --threads 2 --wide "
+             "--csv '%s'", tmp_path("wide.csv"));
+    r = run(args);
+    if (r.rc != 0) fail_msg("ata-bench %s: exit %d, stderr: %s", args, r.rc, r.err);
+    if (!line_starting(r.out, "matrix ", line, sizeof line)) fail_msg("--wide: no table header:\n%s", r.out);
+    for (size_t k = 0; k < sizeof wide_only / sizeof *wide_only; k++)
+        if (!strstr(line, wide_only[k])) fail_msg("--wide: the header lacks '%s': %s", wide_only[k], line);
+    assert_true(longest_line(r.out) > 200);
+    int rows = 0;
+    for (const char *p = r.out; (p = strstr(p, "\nlap2d:20 ")); p++) rows++;
+    assert_int_equal(rows, 3);
+    assert_null(strstr(r.out, "lap2d:20: n 400"));      /* not the summary */
+    char *csv_wide = slurp(tmp_path("wide.csv"));
+    csv_wide[strcspn(csv_wide, "\n")] = '\0';
+    assert_string_equal(csv_wide, header_default);      /* the same CSV columns */
+    free(csv_wide);
+    free(header_default);
+    run_free(&r);
+
+    /* a run that fails: the status names the reason within the 100 columns */
+    char path[1024];
+    snprintf(path, sizeof path, "%s/real/bcsstk13.mtx", tu_matrix_dir());
+    if (access(path, R_OK) == 0) {
+        snprintf(args, sizeof args, "pcg --matrix '%s' --policy levelset,ca --backend cpu --threads 2", path);
+        r = run(args);
+        assert_int_equal(r.rc, 1);
+        assert_true(longest_line(r.out) <= 100);
+        assert_non_null(line_starting(r.out, "bcsstk13: n 2003, nnz 83883", line, sizeof line));
+        assert_non_null(line_starting(r.out, "  levelset ", line, sizeof line));
+        assert_non_null(strstr(line, "indefinite_pc"));
+        assert_non_null(line_starting(r.out, "  ca ", line, sizeof line));
+        assert_non_null(strstr(line, "indefinite_pc"));
+        run_free(&r);
+    } else {
+        printf("SKIPPED: %s not found (the failing-run part)\n", path);
+    }
+}
+
+/* The progress line: on a terminal (script(1) gives the run a pty), after
+ * ATA_BENCH_PROGRESS_AFTER seconds (0 here), "[pcg] MATRIX policy P:
+ * iteration N" rewritten in place with \r, and erased before the output
+ * that follows; with stderr in a file, none at all. */
+static void test_progress_line(void **state)
+{
+    (void)state;
+    const char *bench_args = "pcg --gen lap3d:60 --serial --reps 2 --no-floor";
+    char cmd[8192];
+    /* stderr not a terminal: nothing, even with no delay */
+    snprintf(cmd, sizeof cmd, "env ATA_BENCH_PROGRESS_AFTER=0 '%s' %s", bench, bench_args);
+    run_result r = run_shell(cmd);
+    if (r.rc != 0) fail_msg("%s: exit %d, stderr: %s", cmd, r.rc, r.err);
+    assert_null(strstr(r.err, "[pcg"));
+    assert_null(strchr(r.err, '\r'));
+    assert_null(strchr(r.out, '\r'));
+    run_free(&r);
+    if (system("command -v script >/dev/null 2>&1") != 0) {
+        printf("SKIPPED: script(1) not found: the terminal half of the progress test\n");
+        return;
+    }
+    snprintf(cmd, sizeof cmd, "script -qec \"env ATA_BENCH_PROGRESS_AFTER=0 '%s' %s\" /dev/null", bench, bench_args);
+    r = run_shell(cmd);
+    if (r.rc != 0) fail_msg("%s: exit %d, output: %s", cmd, r.rc, r.out);
+    const char *first = strstr(r.out, "\r\033[K[pcg] lap3d:60 policy serial");
+    if (!first) fail_msg("no progress line on the terminal:\n%s", r.out);
+    if (!strstr(r.out, "policy serial, rep 1/2: iteration ") && !strstr(r.out, "policy serial, rep 2/2: iteration "))
+        fail_msg("the progress line never showed an iteration:\n%s", r.out);
+    const char *last = first;
+    for (const char *p; (p = strstr(last + 1, "[pcg]"));) last = p;
+    const char *erased = strstr(last, "\r\033[K");
+    const char *title = strstr(r.out, "ata-bench pcg: ");
+    if (!erased || !title || title < erased) fail_msg("the last progress line was not erased before the output:\n%s", r.out);
     run_free(&r);
 }
 
@@ -599,6 +775,8 @@ int main(void)
         cmocka_unit_test(test_monitor_and_serial),
         cmocka_unit_test(test_sptrsv_ilu0_info_runs),
         cmocka_unit_test(test_failed_solve_is_reported),
+        cmocka_unit_test(test_pcg_summary),
+        cmocka_unit_test(test_progress_line),
         cmocka_unit_test(test_serial_baseline_variants),
     };
     return cmocka_run_group_tests_name("cli", tests, setup, teardown);

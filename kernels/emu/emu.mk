@@ -40,23 +40,23 @@ ifneq ($(filter emu32 emu64,$(ATA_GPU)),)
                      $(BUILD)/src/mem.o
 $(BUILD)/kernels/%.o: kernels/%.cu $(GPU_HDRS) $(EMU_HDRS) | deps
 	@mkdir -p $(dir $@)
-	$(CXX) $(CPPFLAGS) $(EMU_CXXFLAGS) $(EMU_KFLAGS) -x c++ -c $< -o $@
+	$(call quiet,CXX,$@)$(CXX) $(CPPFLAGS) $(EMU_CXXFLAGS) $(EMU_KFLAGS) -x c++ -c $< -o $@
 $(BUILD)/kernels/emu/emu.o: kernels/emu/emu.cc $(EMU_HDRS) include/ata.h | deps
 	@mkdir -p $(dir $@)
-	$(CXX) $(CPPFLAGS) $(EMU_CXXFLAGS) -c $< -o $@
+	$(call quiet,CXX,$@)$(CXX) $(CPPFLAGS) $(EMU_CXXFLAGS) -c $< -o $@
 $(BUILD)/kernels/emu/selftest: kernels/emu/selftest.cc $(BUILD)/libata.a $(BUILD)/kernels/emu/emu.o $(GPU_HDRS) $(EMU_HDRS)
-	$(CXX) $(CPPFLAGS) $(EMU_CXXFLAGS) $(EMU_KFLAGS) -o $@ $< $(BUILD)/kernels/emu/emu.o $(BUILD)/libata.a $(LDFLAGS) $(LDLIBS)
+	$(call quiet,CXXLD,$@)$(CXX) $(CPPFLAGS) $(EMU_CXXFLAGS) $(EMU_KFLAGS) -o $@ $< $(BUILD)/kernels/emu/emu.o $(BUILD)/libata.a $(LDFLAGS) $(LDLIBS)
 # Kernels with an injected bug, and a test_gpu linked against them.
 $(BUILD)/emu-bug/%/ata_exec.o $(BUILD)/emu-bug/%/ata_blas.o: kernels/ata_exec.cu kernels/ata_blas.cu $(GPU_HDRS) $(EMU_HDRS) | deps
 	@mkdir -p $(dir $@)
-	$(CXX) $(CPPFLAGS) -DATA_EMU_BUG_$*=1 $(EMU_CXXFLAGS) $(EMU_KFLAGS) -x c++ -c kernels/ata_exec.cu -o $(dir $@)ata_exec.o
-	$(CXX) $(CPPFLAGS) -DATA_EMU_BUG_$*=1 $(EMU_CXXFLAGS) $(EMU_KFLAGS) -x c++ -c kernels/ata_blas.cu -o $(dir $@)ata_blas.o
+	$(call quiet,CXX,$(dir $@)ata_exec.o)$(CXX) $(CPPFLAGS) -DATA_EMU_BUG_$*=1 $(EMU_CXXFLAGS) $(EMU_KFLAGS) -x c++ -c kernels/ata_exec.cu -o $(dir $@)ata_exec.o
+	$(call quiet,CXX,$(dir $@)ata_blas.o)$(CXX) $(CPPFLAGS) -DATA_EMU_BUG_$*=1 $(EMU_CXXFLAGS) $(EMU_KFLAGS) -x c++ -c kernels/ata_blas.cu -o $(dir $@)ata_blas.o
 # The backend module with those kernels: test_gpu loads it instead of the
 # good one through ATA_BACKEND_PATH (src/backend_load.c).
 $(BUILD)/emu-bug/%/libata_$(GPU_MODULE_API).so: $(GPU_HOST_OBJS) \
         $(BUILD)/src/ilu0_row.o $(BUILD)/kernels/emu/emu.o $(EMU_MODULE_OBJS) $(BUILD)/emu-bug/%/ata_exec.o \
         $(BUILD)/emu-bug/%/ata_blas.o
-	$(CC) -shared $(LDFLAGS) -Wl,--version-script=kernels/gpu_module.map -Wl,--no-undefined -o $@ $^ $(GPU_LIBS) -lm
+	$(call quiet,LD,$@)$(CC) -shared $(LDFLAGS) -Wl,--version-script=kernels/gpu_module.map -Wl,--no-undefined -o $@ $^ $(GPU_LIBS) -lm
 endif
 
 .PHONY: gpu-emu gpu-emu-tsan gpu-emu-tsan-bug emu-test emu-bug-test emu-one-slot

@@ -26,27 +26,27 @@ petsc-deps:
 
 $(BUILD)/solvers/petsc/%.o: solvers/petsc/%.c | deps petsc-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PETSC_DEFS) $(PETSC_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(call quiet,CC,$@)$(CC) $(CPPFLAGS) $(PETSC_DEFS) $(PETSC_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/bench/mpi/%.o: bench/mpi/%.c | deps petsc-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PETSC_DEFS) $(PETSC_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(call quiet,CC,$@)$(CC) $(CPPFLAGS) $(PETSC_DEFS) $(PETSC_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/tests/petsc/%.o: tests/petsc/%.c | petsc-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PETSC_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(call quiet,CC,$@)$(CC) $(CPPFLAGS) $(PETSC_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 # libata.a goes inside, its symbols kept private: one file to -dll_append.
 $(BUILD)/libata_petsc.so: $(PETSC_OBJS) $(BUILD)/libata.a
-	$(CC) -shared $(LDFLAGS) -o $@ $(PETSC_OBJS) -Wl,--exclude-libs,libata.a $(BUILD)/libata.a \
+	$(call quiet,LD,$@)$(CC) -shared $(LDFLAGS) -o $@ $(PETSC_OBJS) -Wl,--exclude-libs,libata.a $(BUILD)/libata.a \
 	    $(LDLIBS) $(GPU_LIBS) $(PETSC_LIBS)
 
 $(BUILD)/ata-mpi-pcg: $(BUILD)/bench/mpi/ata-mpi-pcg.o $(PETSC_OBJS) $(BUILD)/libata.a
-	$(CC) $(LDFLAGS) -o $@ $< $(PETSC_OBJS) $(BUILD)/libata.a $(LDLIBS) $(GPU_LIBS) $(PETSC_LIBS)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $< $(PETSC_OBJS) $(BUILD)/libata.a $(LDLIBS) $(GPU_LIBS) $(PETSC_LIBS)
 
 # Plain PETSc programs: they know nothing of ATA (the plugin comes by -dll_append).
 $(BUILD)/tests/petsc/%: $(BUILD)/tests/petsc/%.o
-	$(CC) $(LDFLAGS) -o $@ $< $(PETSC_LIBS)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $< $(PETSC_LIBS)
 
 -include $(PETSC_OBJS:.o=.d) $(BUILD)/bench/mpi/ata-mpi-pcg.d $(PETSC_TEST_PROGS:=.d)
 .DEFAULT_GOAL := all
