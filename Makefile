@@ -160,3 +160,6 @@ clean: fuzz-clean
 .PHONY: vs-petsc
 vs-petsc: all petsc
 	bash bench/vs-petsc.sh --build $(BUILD) $(VS_PETSC_ARGS)
+
+# The kit for a lent GPU machine and its rehearsal (make gpu-kit, make gpu-rehearse).
+-include bench/gpu-kit.mk
