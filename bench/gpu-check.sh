@@ -365,7 +365,14 @@ bench_rows() {
   local rc=$?
   if [ -s "$csv" ]; then to_rows "$name" "$csv"
   else echo "$RUN,$name,$label,,,,,,,,$([ $rc = 124 ] && echo timeout || echo "error rc $rc"),see logs/$tag.log" >> "$RES"; fi
-  [ $rc -eq 0 ] || [ $rc -eq 124 ] || [ $rc -eq 125 ] || note "$tag: ata-bench rc $rc (a run failed or was wrong): logs/$tag.log"
+  # rc 1 also when a matrix itself stops a run (missing_diag, zero_pivot...): say so only for real failures
+  if [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -ne 125 ]; then
+    local bad=""
+    [ -s "$csv" ] && bad=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "status") c = i; next }
+        $c ~ /^(wrong_answer|timeout|backend_error|internal_error|bad_argument|out_of_memory|io_error|error)/ {print $c}' "$csv" | sort | uniq -c | tr '\n' ' ')
+    if [ ! -s "$csv" ] || [ -n "$bad" ]; then note "$tag: ata-bench rc $rc${bad:+: $bad}: logs/$tag.log"
+    else echo "   $tag: rc $rc from the matrices' own statuses only (see the rows)"; fi
+  fi
 }
 
 run_main_bench() {   # run_main_bench: gen problems, anchors, real matrices
@@ -384,14 +391,15 @@ run_main_bench() {   # run_main_bench: gen problems, anchors, real matrices
   cupy_anchor $GEN
   if [ "$MODE" = main ] && [ -n "$REAL" ]; then
     echo "== benchmark: $(echo "$REAL" | wc -l) real matrices"
-    for m in $REAL; do
-      bench_rows sptrsv "$(basename "$m")" 30 sptrsv --matrix "$m" --policy "$POL" --reps $((reps * 2))
-      bench_rows ilu0 "$(basename "$m")" 30 ilu0 --matrix "$m" --policy "$POL" --reps $reps
-      # PCG only where the file says symmetric (ILU0-PCG is for SPD matrices)
-      if head -1 "$m" | grep -qi symmetric; then
-        bench_rows pcg "$(basename "$m")" 30 pcg --matrix "$m" --policy "$POL" --shift positive-definite --reps 1
-      fi
-    done
+    # One process per command for all of them (small matrices: one context,
+    # one module load); PCG only where the file says symmetric (ILU0-PCG is
+    # for SPD matrices).
+    local all sym
+    all=$(echo $REAL | tr ' ' ,)
+    sym=$(for m in $REAL; do head -1 "$m" | grep -qi symmetric && echo "$m"; done | paste -sd, -)
+    bench_rows sptrsv real 90 sptrsv --matrix "$all" --policy "$POL" --reps $((reps * 2))
+    bench_rows ilu0 real 90 ilu0 --matrix "$all" --policy "$POL" --reps $reps
+    [ -n "$sym" ] && bench_rows pcg real-symmetric 90 pcg --matrix "$sym" --policy "$POL" --shift positive-definite --reps 1
     cupy_anchor $REAL
   fi
 }
@@ -431,7 +439,7 @@ cupy_anchor() {
 if [ $KIT_OK = 1 ] && [ "$MODE" = main ]; then
   echo "== $("$BIN/ata-bench" --version 2>&1 | head -1)"
   echo "== test_gpu (ATA_GPU_TEST_REQUIRE=1${TG_SIZE:+, ATA_GPU_TEST_SIZE=$TG_SIZE})"
-  ATA_GPU_TEST_REQUIRE=1 ATA_GPU_TEST_SIZE=$TG_SIZE step test_gpu 150 "$BIN/test_gpu"
+  ATA_GPU_TEST_REQUIRE=1 ATA_GPU_TEST_SIZE=$TG_SIZE step test_gpu 120 "$BIN/test_gpu"
   rc=$?
   grep -E "^SKIPPED|^FAILED|^\[  (PASSED|FAILED|  ERROR) " "$WORK/logs/test_gpu.log" | sed 's/^/    /'
   if [ $rc -eq 0 ]; then echo "test_gpu: passed"; echo "$RUN,test_gpu,-,,,,,,,,ok,$(grep -m1 'PASSED' "$WORK/logs/test_gpu.log")" >> "$RES"
@@ -452,7 +460,7 @@ if [ $KIT_OK = 1 ] && [ "$MODE" = main ]; then
   elif ! have_tool compute-sanitizer; then
     note "compute-sanitizer NOT FOUND (PATH, /usr/local/cuda/bin): sanitizer checks skipped"; san_ok=0
   fi
-  san_deadline=$((SECONDS + (TINY == 1 ? 60 : 170)))
+  san_deadline=$((SECONDS + (TINY == 1 ? 60 : 120)))
   for tool in racecheck synccheck memcheck; do
     [ $san_ok = 1 ] || break
     for c in "${san_cases[@]}"; do
