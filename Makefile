@@ -192,3 +192,5 @@ faults:
 	ASAN_OPTIONS=detect_leaks=1 build-asan/fault_sweep
 	ASAN_OPTIONS=detect_leaks=1 FAULT_THREADS=1 build-asan/fault_sweep
 	ASAN_OPTIONS=detect_leaks=1 FAULT_DEVICE=1 ATA_BACKEND_PATH=$(abspath build-emu32) build-emu32/fault_sweep
+# The kit for a lent GPU machine and its rehearsal (make gpu-kit, make gpu-rehearse).
+-include bench/gpu-kit.mk
