@@ -432,13 +432,15 @@ ata_status ata_factor_get_info(const ata_factor *F, ata_plan_info *L, ata_plan_i
 {
     if (!F) return ata_fail(ATA_ERR_ARG, "factor info: NULL argument");
     const factor_core *f = F->core;
+    /* The serial reference reports no plans (zeros), as before it was a
+     * backend: its plans are unscheduled copies of nothing the user chose. */
     if (L) {
         memset(L, 0, sizeof *L);
-        if (f->Lp) ATA_TRY(ata_plan_get_info(f->Lp, L));
+        if (f->Lp && !f->serial) ATA_TRY(ata_plan_get_info(f->Lp, L));
     }
     if (U) {
         memset(U, 0, sizeof *U);
-        if (f->Up) ATA_TRY(ata_plan_get_info(f->Up, U));
+        if (f->Up && !f->serial) ATA_TRY(ata_plan_get_info(f->Up, U));
     }
     return ATA_OK;
 }

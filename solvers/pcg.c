@@ -295,6 +295,7 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
     ATA_TRY(check_options(opt));
     ata_pcg_solver *s = calloc(1, sizeof *s);
     if (!s) return ata_fail(ATA_ERR_NOMEM, "pcg: out of memory");
+    ata_context *const user_ctx = ctx;   /* NULL: the factor says it is the serial reference's */
     ctx = ref_backend_or(ctx);      /* NULL: the serial reference, a backend too */
     s->ctx = ctx;
     s->opt = *opt;
@@ -326,7 +327,7 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
         fo.shift_amount = opt->shift_amount;
         fo.plan = opt->plan;
         const factor_hints h = { 1, known ? &lower : NULL };      /* s->A outlives s->pc */
-        st = factor_core_setup(ctx, s->A, &fo, 1, &h, &s->pc);
+        st = factor_core_setup(user_ctx, s->A, &fo, 1, &h, &s->pc);
         if (s->pc) {
             s->analysis_s += s->pc->analysis_s;
             s->factor_s = s->pc->factor_s;
@@ -408,8 +409,10 @@ ata_status ata_pcg_solve(ata_pcg_solver *s, const double *b_in, double *x_out, a
         if (s->pc) {
             res->shift = s->pc->shift;
             res->shift_retries = s->pc->retries;
-            if (s->pc->Lp) ata_plan_get_info(s->pc->Lp, &res->L_info);
-            if (s->pc->Up) ata_plan_get_info(s->pc->Up, &res->U_info);
+            /* (the serial reference's plans are its own, unscheduled: no
+             * plan statistics, as before it was a backend) */
+            if (s->pc->Lp && !s->pc->serial) ata_plan_get_info(s->pc->Lp, &res->L_info);
+            if (s->pc->Up && !s->pc->serial) ata_plan_get_info(s->pc->Up, &res->U_info);
         }
         const double *b = b_in;
         double *x = x_out;
