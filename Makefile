@@ -99,8 +99,8 @@ $(BUILD)/tests/test_gpu: LDLIBS += $(if $(filter cuda hip,$(ATA_GPU)),$(GPU_LIBS
 # One backend-vs-reference suite (tests/backend_suite.c), instantiated by
 # test_runtime (cpu) and test_gpu (the build's GPU backend).
 BS_OBJ := $(BUILD)/tests/backend_suite.o
-$(BUILD)/tests/test_runtime $(BUILD)/tests/test_gpu: $(BS_OBJ)
-$(BUILD)/tests/test_runtime $(BUILD)/tests/test_gpu: TEST_UTIL += $(BS_OBJ)
+$(BUILD)/tests/test_runtime $(BUILD)/tests/test_gpu $(BUILD)/tests/test_ref_backend: $(BS_OBJ)
+$(BUILD)/tests/test_runtime $(BUILD)/tests/test_gpu $(BUILD)/tests/test_ref_backend: TEST_UTIL += $(BS_OBJ)
 $(BS_OBJ) $(TEST_UTIL): $(ATA_GPU_STAMP)
 -include $(BS_OBJ:.o=.d) $(TEST_UTIL:.o=.d)
 

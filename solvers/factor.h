@@ -6,8 +6,12 @@
 #include "ata.h"
 #include "dag.h"
 
+typedef struct factor_strategy factor_strategy;   /* factor_impl.h */
+
 typedef struct factor_core {
-    ata_context *ctx;       /* NULL: serial reference */
+    ata_context *ctx;       /* never NULL: setup maps NULL to the reference's */
+    int serial;             /* the caller passed no context */
+    const factor_strategy *how;   /* storage strategy (factor_impl.h) */
     int n;
     ata_factor_options opt;
     int require_positive;   /* PCG: a pivot <= 0 is INDEFINITE_PC */
@@ -19,20 +23,20 @@ typedef struct factor_core {
     const dag *lower;       /* factor_hints' DAG, during setup only */
     int nnz;
     int *dpos;              /* position of each row's diagonal in A */
-    ata_plan *fp;           /* runtime ILU0 plan; its T holds the factors,
-                               unless split */
-    ata_csr *Ls, *Us;       /* split (ILU0 on the CPU backend): the factors as
-                               the solve plans hold them, L strictly lower, U
-                               diagonal first; factored in place, the plans
-                               read them there (factor.c, split_pattern) */
+    /* Storage, by strategy (factor_impl.h): */
+    ata_plan *fp;           /* ILU0 plan (not Jacobi); its T holds the
+                               factors, unless split */
+    ata_csr *Ls, *Us;       /* split: the factors as the solve plans hold
+                               them, L strictly lower, U diagonal first;
+                               factored in place, the plans read them there
+                               (factor_split.c) */
     int split_fresh;        /* Ls/Us hold A's values, not yet factored */
-    ata_csr *LU;            /* reference: the factors */
     ata_csr *C, *Ct;        /* IC0: C = L D^{1/2} and C^T */
     ata_csr *D;             /* Jacobi: diag(A) as a triangle */
-    ata_plan *Lp, *Up;      /* runtime solve plans (Jacobi: Lp only) */
-    int *Lmap, *Umap;       /* ILU0 on a runtime: where each value of a plan
-                               that keeps its own copy sits in the factors;
-                               made at the first refactor (plan_take) */
+    ata_plan *Lp, *Up;      /* solve plans (Jacobi: Lp only) */
+    int *Lmap, *Umap;       /* where each value of a plan that keeps its own
+                               copy sits in the factors; made at the first
+                               refactor (plan_take) */
     double *tmp;            /* backend vector between the two solves */
     int pivot_row;          /* last bad pivot, -1 if none */
     int valid;              /* the last factorisation succeeded */

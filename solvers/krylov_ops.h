@@ -1,6 +1,6 @@
 /* krylov_ops.h - the vector and operator kernels a Krylov method needs, over
- * two providers: the serial reference (ctx NULL: host arrays, plain loops)
- * and a runtime backend (its vectors, pool or device kernels). PCG uses
+ * a backend (its vectors, pool or device kernels; ctx NULL: the serial
+ * reference's, ref_backend.h). PCG uses
  * them; a GMRES or BiCGStab would too. Each call adds its time to one of
  * the phase counters (as PETSc's -log_view events). */
 #ifndef ATA_KRYLOV_OPS_H
@@ -10,7 +10,7 @@
 
 typedef struct krylov_ops {
     int n;
-    ata_context *ctx;       /* NULL: serial reference */
+    ata_context *ctx;       /* never NULL: krylov_init maps NULL to the reference's */
     const ata_csr *A;       /* the operator (the runtime's handle is made from it) */
     void *spmv_h;
     factor_core *pc;        /* NULL: identity preconditioner */

@@ -1,7 +1,7 @@
 /* pcg.c - preconditioned conjugate gradient (Saad, Alg. 9.1) with ILU0, IC0
  * or Jacobi. One iteration loop over the Krylov operations (krylov_ops.h)
- * with two providers: the serial reference (ctx == NULL) and a runtime
- * backend, where the preconditioner applies the L and U plans, so the
+ * on a backend (ctx == NULL: the serial reference's, ref_backend.h), where
+ * the preconditioner applies the L and U plans, so the
  * policy chosen for the triangular solves is the policy of the whole solver.
  * Setup (reordering, factorisation, plans, layout) is done once by
  * ata_pcg_setup; ata_pcg_solve runs the iteration; ata_pcg_update_values
@@ -16,6 +16,7 @@
 #include "error.h"
 #include "factor.h"
 #include "krylov_ops.h"
+#include "ref_backend.h"
 #include "reorder.h"
 #include "mem.h"
 
@@ -206,7 +207,7 @@ static ata_status layout_perm(ata_pcg_solver *s, const ata_csr *A_in, dag *d)
     if (!s->total) return level_perm(A_in, &s->total, d);
     ata_csr view = *A_in, *R;
     view.val = NULL;            /* the pattern is enough for the levels */
-    ATA_TRY(csr_permute_part(&view, s->total, CSR_ALL, s->ctx ? s->ctx->pool : NULL, &R, NULL));
+    ATA_TRY(csr_permute_part(&view, s->total, CSR_ALL, s->ctx->pool, &R, NULL));
     ata_status st = level_perm(R, &lp, d);
     ata_csr_free(R);
     if (st != ATA_OK) return st;
@@ -226,7 +227,7 @@ static ata_status caller_map(ata_pcg_solver *s)
     for (int i = 0; i < n; i++) inv[s->total[i]] = i;
     ata_csr view = *s->A, *B = NULL;
     view.val = NULL;
-    ata_status st = csr_permute_part(&view, inv, CSR_ALL, s->ctx ? s->ctx->pool : NULL, &B, &back);
+    ata_status st = csr_permute_part(&view, inv, CSR_ALL, s->ctx->pool, &B, &back);
     free(inv);
     ata_csr_free(B);
     if (st != ATA_OK) return st;
@@ -247,6 +248,8 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
     ATA_TRY(check_options(opt));
     ata_pcg_solver *s = calloc(1, sizeof *s);
     if (!s) return ata_fail(ATA_ERR_NOMEM, "pcg: out of memory");
+    ata_context *const user_ctx = ctx;   /* NULL: the factor says it is the serial reference's */
+    ctx = ref_backend_or(ctx);      /* NULL: the serial reference, a backend too */
     s->ctx = ctx;
     s->opt = *opt;
     s->n = A_in->nrows;
@@ -260,11 +263,14 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
      * the user's reordering (that changes the factorisation: that is its
      * point) and the level order of the layout, in one permutation. */
     if (opt->reorder != ATA_REORDER_NONE) CHECK(reorder_perm(A_in, opt->reorder, &s->total));
-    if (ctx && opt->precond != ATA_PC_NONE && opt->precond != ATA_PC_JACOBI && ata_csr_is_symmetric(A_in)) {
+    /* The level order is the schedules' layout: not for a backend that
+     * schedules nothing (it would change the reference's factors). */
+    const int schedules = !(ctx->ops->caps & BACKEND_NO_SCHEDULE);
+    if (schedules && opt->precond != ATA_PC_NONE && opt->precond != ATA_PC_JACOBI && ata_csr_is_symmetric(A_in)) {
         CHECK(layout_perm(s, A_in, &lower));
         known = 1;
     }
-    if (s->total) CHECK(csr_permute_part(A_in, s->total, CSR_ALL, ctx ? ctx->pool : NULL, &s->A, NULL));
+    if (s->total) CHECK(csr_permute_part(A_in, s->total, CSR_ALL, ctx->pool, &s->A, NULL));
     else CHECK(ata_csr_copy(A_in, &s->A));
     s->analysis_s = res->analysis_s = clock_now() - t0;
     if (opt->precond != ATA_PC_NONE) {
@@ -274,7 +280,7 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
         fo.shift_amount = opt->shift_amount;
         fo.plan = opt->plan;
         const factor_hints h = { 1, known ? &lower : NULL };      /* s->A outlives s->pc */
-        st = factor_core_setup(ctx, s->A, &fo, 1, &h, &s->pc);
+        st = factor_core_setup(user_ctx, s->A, &fo, 1, &h, &s->pc);
         if (s->pc) {
             s->analysis_s += s->pc->analysis_s;
             s->factor_s = s->pc->factor_s;
@@ -288,7 +294,7 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
     dag_free(&lower);
     CHECK(krylov_init(&s->ops, ctx, s->A, s->pc));
     for (int k = 0; k < 6; k++) CHECK(krylov_alloc(&s->ops, &s->v[k]));
-    if (s->total && ctx && ctx->backend != ATA_BACKEND_CPU) {
+    if (s->total && !(ctx->ops->caps & BACKEND_HOST_VECTORS)) {
         s->pb = mem_alloc((size_t)s->n * sizeof *s->pb);
         s->px = mem_alloc((size_t)s->n * sizeof *s->px);
         if (!s->pb || !s->px) { st = ata_fail(ATA_ERR_NOMEM, "pcg: out of memory"); goto fail; }
@@ -356,8 +362,10 @@ ata_status ata_pcg_solve(ata_pcg_solver *s, const double *b_in, double *x_out, a
         if (s->pc) {
             res->shift = s->pc->shift;
             res->shift_retries = s->pc->retries;
-            if (s->pc->Lp) ata_plan_get_info(s->pc->Lp, &res->L_info);
-            if (s->pc->Up) ata_plan_get_info(s->pc->Up, &res->U_info);
+            /* (the serial reference's plans are its own, unscheduled: no
+             * plan statistics, as before it was a backend) */
+            if (s->pc->Lp && !s->pc->serial) ata_plan_get_info(s->pc->Lp, &res->L_info);
+            if (s->pc->Up && !s->pc->serial) ata_plan_get_info(s->pc->Up, &res->U_info);
         }
         const double *b = b_in;
         double *x = x_out;

@@ -55,9 +55,26 @@ typedef struct ata_backend_ops {
      * stream (NULL: the context's), the error found on the device (zero
      * pivot, first non-finite row) returned as a status. */
     ata_status (*sptrsv_stream)(ata_plan *p, const double *b, double *x, void *stream);
+    /* What the backend can do (BACKEND_* below; 0: a GPU's), so that the
+     * host side asks for a capability, never for a backend by name. */
+    unsigned caps;
 } ata_backend_ops;
 
+/* Vectors are host arrays (a host pointer is the backend's own). */
+#define BACKEND_HOST_VECTORS 1u
+/* Plans get no DAG, aggregation or probes: the backend solves rows in
+ * order (the serial reference; keeps ctx == NULL runs cheap). */
+#define BACKEND_NO_SCHEDULE  2u
+/* ILU0 in place on the split L and U solve plans' own triangles
+ * (plan_analyse_ilu0_split; solvers/factor_split.c). */
+#define BACKEND_FACTOR_SPLIT 4u
+/* A solve plan may borrow a whole matrix and solve with its triangle
+ * (opt.uplo, opt.diag), ignoring the rest: factors are handed to the
+ * plans with no extraction (solvers/factor_whole.c). */
+#define BACKEND_READS_WHOLE  8u
+
 extern const ata_backend_ops cpu_backend_ops;
+
 
 /* GPU backends are run-time modules (backend_load.c): libata_cuda.so,
  * libata_hip.so. A module exports one function, ata_backend_module, which
@@ -68,7 +85,7 @@ extern const ata_backend_ops cpu_backend_ops;
  * alike and reports through the caller's ata_last_error(). Bump the ABI
  * number when ata_backend_ops, ata_backend_host, ata_context or ata_plan
  * change in a way sizes do not show. */
-#define ATA_BACKEND_ABI 2    /* 2: struct ata_plan lost the CPU-only fields */
+#define ATA_BACKEND_ABI 2    /* 2: ops->caps; struct ata_plan lost the CPU-only fields */
 typedef struct ata_backend_host {
     int abi;
     size_t sizeof_context, sizeof_plan;

@@ -104,8 +104,9 @@ static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowe
 {
     double t0 = clock_now();
     const policy_desc *pd = policy_get(opt->policy);
-    ata_status bad = pd ? policy_check_backend(pd, ctx->backend) : ata_fail(ATA_ERR_ARG, "plan: unknown policy %d",
-                                                                            (int)opt->policy);
+    /* (a backend that schedules nothing runs no policy: any known one will do) */
+    ata_status bad = !pd ? ata_fail(ATA_ERR_ARG, "plan: unknown policy %d", (int)opt->policy)
+                   : ctx->ops->caps & BACKEND_NO_SCHEDULE ? ATA_OK : policy_check_backend(pd, ctx->backend);
     if (bad != ATA_OK) { free_T(T, borrowed); return bad; }
     ata_plan *p = calloc(1, sizeof *p);
     if (!p) { free_T(T, borrowed); return ata_fail(ATA_ERR_NOMEM, "plan: out of memory"); }
@@ -127,6 +128,10 @@ static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowe
         if ((st = ilu0_find_diag(T, p->diag)) != ATA_OK) goto fail;
     }
     const dag *dp = known ? known : &d;
+    /* A backend that schedules nothing (the serial reference) gets the
+     * matrix only: no DAG, S, aggregation or dependency state. */
+    const int unscheduled = (ctx->ops->caps & BACKEND_NO_SCHEDULE) != 0;
+    if (unscheduled) goto upload;
     if (!known && (st = dag_build(p->n, T->rowptr, T->col, preds, uplo, &d)) != ATA_OK) goto fail;
     if ((st = choose_S(p, &S)) != ATA_OK) goto fail;
     /* vendor keeps a syncfree schedule only for the statistics. */
@@ -170,12 +175,20 @@ static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowe
     if (Tu) in->matrix_bytes += sizeof(int) * ((size_t)p->n + 1 + (size_t)Tu->nnz) + sizeof(double) * (size_t)Tu->nnz;
     p->nlevels = dp->nlevels;
     dag_free(&d);
+upload:
+    if (unscheduled) {
+        p->info.n = p->n;
+        p->info.nnz = T->nnz + (Tu ? Tu->nnz : 0);
+        p->info.policy = opt->policy;
+        p->info.traversal = kind == PLAN_ILU0 ? ATA_PULL : opt->traversal;
+        p->info.dag_class = "none (not scheduled)";
+    }
     if ((st = ctx->ops->plan_upload(p)) != ATA_OK) goto fail;
-    if (ctx->backend != ATA_BACKEND_CPU && kind == PLAN_SPTRSV) {
+    if (!(ctx->ops->caps & BACKEND_HOST_VECTORS) && kind == PLAN_SPTRSV) {
         if ((st = ctx->ops->vec_alloc(ctx, (size_t)p->n, &p->vb)) != ATA_OK) goto fail;
         if ((st = ctx->ops->vec_alloc(ctx, (size_t)p->n, &p->vx)) != ATA_OK) goto fail;
     }
-    in->analysis_s = clock_now() - t0;
+    p->info.analysis_s = clock_now() - t0;
     *out = p;
     return ATA_OK;
 fail:
@@ -194,7 +207,7 @@ ata_status plan_analyse(ata_context *ctx, ata_csr *T, int borrowed, int kind,
 ata_status plan_analyse_ilu0_split(ata_context *ctx, ata_csr *L, ata_csr *U, const ata_plan_options *opt,
                                    const dag *known, ata_plan **out)
 {
-    if (ctx->backend != ATA_BACKEND_CPU)
-        return ata_fail(ATA_ERR_INTERNAL, "ilu0: split factors are for the CPU backend only");
+    if (!(ctx->ops->caps & BACKEND_FACTOR_SPLIT))
+        return ata_fail(ATA_ERR_INTERNAL, "ilu0: the %s backend does not factor split triangles", ctx->ops->name);
     return analyse(ctx, L, U, PLAN_T_BORROWED, PLAN_ILU0, opt, known, NULL, out);
 }

@@ -1,7 +1,8 @@
 /* backend_suite.h - one backend-vs-reference suite, written once and
  * instantiated per backend (Ginkgo's habit: each executor's test program
  * runs the same tests on the same inputs against the serial reference).
- * test_runtime instantiates it for the CPU backend, test_gpu for the GPU
+ * test_runtime instantiates it for the CPU backend, test_ref_backend for the
+ * serial reference (what ctx == NULL runs on), test_gpu for the GPU
  * backend of the build (CUDA, HIP, or the host SIMT emulator standing in for
  * one). A program describes its backend in a bs_backend, lists
  * BS_SUITE_TESTS(&backend) among its cmocka tests, and adds the tests only
@@ -30,9 +31,13 @@ typedef struct bs_backend {
     /* The corrupt-plan test: corrupt() breaks a fresh plan of policy
      * corrupt_pols[i], adaptive-task size corrupt_S, so that its solve can
      * never finish; the context has corrupt_threads[traversal] workers. */
-    void (*corrupt)(ata_plan *p);
+    void (*corrupt)(ata_plan *p);   /* NULL: the test is skipped (a serial
+                                       solve waits on nothing) */
     ata_policy corrupt_pols[2];
     int ncorrupt_pols, corrupt_S, corrupt_threads[2];
+    /* NULL: ata_context_create on `backend`; else how to make a context of
+     * this backend (the reference, which has no ata_backend of its own). */
+    ata_context *(*context)(int threads, double timeout);
 } bs_backend;
 
 /* A context of the backend (threads 0: be->threads) whose wait timeout is
