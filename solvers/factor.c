@@ -104,7 +104,8 @@ ata_status factor_plan_create(factor_core *f, ata_csr *M, const ata_plan_options
     if (!(f->ctx->ops->caps & BACKEND_READS_WHOLE)) return ata_sptrsv_plan_create(f->ctx, M, opt, out);
     ata_plan_options o = *opt;
     o.traversal = ATA_PULL;
-    return plan_analyse(f->ctx, M, PLAN_T_BORROWED, PLAN_SPTRSV, &o, NULL, NULL, out);
+    const plan_desc d = { .kind = PLAN_SPTRSV, .T = M, .own = PLAN_T_BORROWED };
+    return plan_create(f->ctx, &d, &o, out);
 }
 
 ata_status factor_plan_values(ata_plan *p, const ata_csr *M)

@@ -73,7 +73,8 @@ static ata_status split_setup(factor_core *f, const ata_csr *A, const factor_hin
     f->split_fresh = A->val != NULL;
     ata_plan_options po = f->opt.plan;
     po.uplo = ATA_LOWER; po.diag = ATA_NON_UNIT; po.traversal = ATA_PULL;
-    return plan_analyse_ilu0_split(f->ctx, f->Ls, f->Us, &po, h->lower, &f->fp);
+    const plan_desc d = { .kind = PLAN_ILU0, .T = f->Ls, .own = PLAN_T_BORROWED, .U = f->Us, .known = h->lower };
+    return plan_create(f->ctx, &d, &po, &f->fp);
 }
 
 static ata_status split_load(factor_core *f)
@@ -100,8 +101,9 @@ static ata_status split_factor(factor_core *f)
 static ata_status split_plan(factor_core *f, ata_csr *F, ata_plan_options *o, const dag *known,
                              const ata_plan *like, ata_plan **out)
 {
-    if (o->traversal == ATA_PULL) return sptrsv_plan_create_borrowed(f->ctx, F, o, known, like, out);
-    return sptrsv_plan_create_mapped(f->ctx, F, NULL, o, known, out, NULL);
+    const plan_desc borrow = { .kind = PLAN_SPTRSV, .T = F, .own = PLAN_T_BORROWED, .known = known, .like = like };
+    const plan_desc copy = { .kind = PLAN_SPTRSV, .from = F, .known = known };
+    return plan_create(f->ctx, o->traversal == ATA_PULL ? &borrow : &copy, o, out);
 }
 
 static ata_status split_propagate(factor_core *f)

@@ -35,8 +35,9 @@ ata_status factor_whole_setup(factor_core *f, const ata_csr *A, const factor_hin
     } else {
         ATA_TRY(ata_csr_copy(A, &T));
     }
-    return plan_analyse(f->ctx, T, h->borrow_pattern ? PLAN_T_PATTERN : PLAN_T_OWNED, PLAN_ILU0, &po, h->lower,
-                        NULL, &f->fp);   /* owns T (or its values) */
+    const plan_desc d = { .kind = PLAN_ILU0, .T = T, .own = h->borrow_pattern ? PLAN_T_PATTERN : PLAN_T_OWNED,
+                          .known = h->lower };
+    return plan_create(f->ctx, &d, &po, &f->fp);   /* owns T (or its values) */
 }
 
 ata_status factor_whole_load(factor_core *f)
@@ -78,8 +79,9 @@ static ata_status mapped_propagate(factor_core *f)
     double t0 = clock_now();
     ata_plan_options lo, uo;
     factor_solve_options(f, &lo, &uo);
-    ATA_TRY(sptrsv_plan_create_mapped(f->ctx, F, NULL, &lo, f->lower, &f->Lp, NULL));   /* L's DAG is A's */
-    ata_status st = sptrsv_plan_create_mapped(f->ctx, F, NULL, &uo, NULL, &f->Up, NULL);
+    const plan_desc ld = { .kind = PLAN_SPTRSV, .from = F, .known = f->lower }, ud = { .kind = PLAN_SPTRSV, .from = F };
+    ATA_TRY(plan_create(f->ctx, &ld, &lo, &f->Lp));   /* L's DAG is A's */
+    ata_status st = plan_create(f->ctx, &ud, &uo, &f->Up);
     if (st != ATA_OK) {     /* no L plan without its U plan: the next update makes both */
         ata_plan_destroy(f->Lp);
         f->Lp = NULL;

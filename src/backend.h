@@ -45,7 +45,7 @@ typedef struct ata_backend_ops {
                             double *x, double *r, double *rr);
 
     /* New values on an analysed plan's pattern (no new analysis): `val` in
-     * the order of the matrix plan_analyse received (the plan's T before the
+     * the order of the matrix plan_create received (the plan's T before the
      * backend's upload). */
     ata_status (*plan_values)(ata_plan *p, const double *val);
     /* Optional: nrhs columns at once, backend vectors, column-major with
@@ -66,7 +66,7 @@ typedef struct ata_backend_ops {
  * order (the serial reference; keeps ctx == NULL runs cheap). */
 #define BACKEND_NO_SCHEDULE  2u
 /* ILU0 in place on the split L and U solve plans' own triangles
- * (plan_analyse_ilu0_split; solvers/factor_split.c). */
+ * (plan_desc.U; solvers/factor_split.c). */
 #define BACKEND_FACTOR_SPLIT 4u
 /* A solve plan may borrow a whole matrix and solve with its triangle
  * (opt.uplo, opt.diag), ignoring the rest: factors are handed to the

@@ -1,9 +1,12 @@
-/* plan.c - analysis shared by every kind of plan and backend: DAG, S
- * (Eq. 5.1/5.2), aggregation, dependency state, then the backend's upload. */
+/* plan.c - making a plan, the one way (plan_create, from a plan_desc:
+ * plan.h): the options checked, the input extracted or taken as it is, then
+ * the analysis shared by every kind of plan and backend: DAG, S (Eq.
+ * 5.1/5.2), aggregation, dependency state, and the backend's upload. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cpu/cpu_pool.h"
+#include "csr.h"
 #include "dag.h"
 #include "error.h"
 #include "ilu0_row.h"
@@ -197,17 +200,90 @@ fail:
     return st;
 }
 
-ata_status plan_analyse(ata_context *ctx, ata_csr *T, int borrowed, int kind,
-                        const ata_plan_options *opt, const dag *known, const ata_plan *like,
-                        ata_plan **out)
+/* ---- the one constructor ------------------------------------------------- */
+ata_status plan_check_options(const ata_context *ctx, const ata_plan_options *o)
 {
-    return analyse(ctx, T, NULL, borrowed, kind, opt, known, like, out);
+    const policy_desc *pd = policy_get(o->policy);
+    if (!pd) return ata_fail(ATA_ERR_ARG, "plan: unknown policy %d", (int)o->policy);
+    if (o->S < 0) return ata_fail(ATA_ERR_ARG, "plan: S = %d (expected 0 for auto, or >= 1)", o->S);
+    if (!(o->R > 0)) return ata_fail(ATA_ERR_ARG, "plan: R = %g (expected > 0)", o->R);
+    if (o->uplo != ATA_LOWER && o->uplo != ATA_UPPER) return ata_fail(ATA_ERR_ARG, "plan: bad uplo");
+    if (o->diag != ATA_UNIT && o->diag != ATA_NON_UNIT) return ata_fail(ATA_ERR_ARG, "plan: bad diag");
+    if (o->traversal != ATA_PULL && o->traversal != ATA_PUSH) return ata_fail(ATA_ERR_ARG, "plan: bad traversal");
+    return policy_check_backend(pd, ctx->backend);
 }
 
-ata_status plan_analyse_ilu0_split(ata_context *ctx, ata_csr *L, ata_csr *U, const ata_plan_options *opt,
-                                   const dag *known, ata_plan **out)
+/* plan_desc.from (plan.h): the solve's triangle extracted:
+ * the triangle of P F P^T (perm NULL: of F; no diagonal if unit, else each
+ * diagonal checked), transposed for push. If map_out, map[q] = position in
+ * F of the input's entry q: through a push transpose it is carried as the
+ * entries' values (exact below 2^53). */
+ata_status plan_extract(ata_context *ctx, const ata_csr *F, const int *perm, const ata_plan_options *o,
+                             const char *what, ata_csr **tri_out, int **map_out)
 {
-    if (!(ctx->ops->caps & BACKEND_FACTOR_SPLIT))
-        return ata_fail(ATA_ERR_INTERNAL, "ilu0: the %s backend does not factor split triangles", ctx->ops->name);
-    return analyse(ctx, L, U, PLAN_T_BORROWED, PLAN_ILU0, opt, known, NULL, out);
+    const int unit = o->diag == ATA_UNIT;
+    const int part = o->uplo == ATA_LOWER ? (unit ? CSR_STRICT_LOWER : CSR_LOWER) : (unit ? CSR_STRICT_UPPER : CSR_UPPER);
+    ata_csr *tri = NULL, *tc = NULL;
+    int *map = NULL;
+    ATA_TRY(csr_permute_part(F, perm, part, ctx->pool, &tri, map_out ? &map : NULL));
+    ata_status st = unit || !F->val ? ATA_OK : ata_csr_check_diag(tri, what);
+    if (st == ATA_OK && o->traversal == ATA_PUSH) {
+        if (map) for (int q = 0; q < tri->nnz; q++) tri->val[q] = map[q];
+        st = ata_csr_transpose(tri, &tc);
+        if (st == ATA_OK && map)
+            for (int q = 0; q < tc->nnz; q++) {
+                map[q] = (int)tc->val[q];
+                if (F->val) tc->val[q] = F->val[map[q]];
+            }
+        ata_csr_free(tri);
+        tri = tc;
+    }
+    if (st != ATA_OK) { free(map); ata_csr_free(tri); return st; }
+    *tri_out = tri;
+    if (map_out) *map_out = map;
+    else free(map);
+    return ATA_OK;
 }
+
+ata_status plan_create(ata_context *ctx, const plan_desc *d, const ata_plan_options *opt, ata_plan **out)
+{
+    ata_csr *T = d->T;
+    int own = d->own;
+    *out = NULL;
+    ata_status st = plan_check_options(ctx, opt);
+    if (st == ATA_OK && d->from && d->T)
+        st = ata_fail(ATA_ERR_INTERNAL, "plan: both a source to extract and a triangle to take");
+    if (st == ATA_OK && d->U && !(ctx->ops->caps & BACKEND_FACTOR_SPLIT))
+        st = ata_fail(ATA_ERR_INTERNAL, "ilu0: the %s backend does not factor split triangles", ctx->ops->name);
+    if (st == ATA_OK && d->T && own == PLAN_T_BORROWED && d->kind == PLAN_SPTRSV &&
+        (!(ctx->ops->caps & BACKEND_HOST_VECTORS) || opt->traversal != ATA_PULL))
+        st = ata_fail(ATA_ERR_INTERNAL, "sptrsv plan: a borrowed triangle is for pull plans on host backends only");
+    if (st != ATA_OK) {
+        if (d->T) free_T(d->T, own);
+        return st;
+    }
+    if (d->from) {
+        ATA_TRY(plan_extract(ctx, d->from, d->perm, opt, "sptrsv plan", &T, d->map_out));
+        own = PLAN_T_OWNED;
+    }
+    st = analyse(ctx, T, d->U, d->U ? PLAN_T_BORROWED : own, d->kind, opt, d->known, d->like, out);
+    if (st != ATA_OK && d->from && d->map_out) { free(*d->map_out); *d->map_out = NULL; }
+    return st;
+}
+
+/* ---- new values through a map (plan_desc.map_out) -------------------------- */
+ata_status sptrsv_plan_value_map(const ata_plan *p, const ata_csr *F, const int *perm, int **map_out)
+{
+    ata_csr *tri;
+    ATA_TRY(plan_extract(p->ctx, F, perm, &p->opt, "sptrsv plan", &tri, map_out));
+    ata_csr_free(tri);
+    return ATA_OK;
+}
+
+ata_status sptrsv_plan_values_mapped(ata_plan *p, const double *fval, const int *map, double *scratch)
+{
+    const int nnz = p->info.nnz;
+    for (int q = 0; q < nnz; q++) scratch[q] = fval[map[q]];
+    return p->ctx->ops->plan_values(p, scratch);
+}
+

@@ -9,7 +9,7 @@
  *   PLAN_ILU0: CSR of the whole A (sorted), `diag` gives each row's diagonal;
  *     or (split, CPU backend) T the strictly lower part and Tu the diagonal
  *     and upper part, diagonal first: the L and U solve plans' own
- *     triangles, factored in place (plan_analyse_ilu0_split).
+ *     triangles, factored in place (plan_desc.U).
  * The CPU backend's plan_upload moves a solve plan to SET-position space
  * (row k of T is row order[k], columns and flags by position; see
  * cpu_exec_layout); other backends keep T as above.
@@ -54,42 +54,56 @@ struct ata_plan {
                                layout and buffers (CPU: cpu_plan, src/cpu/) */
 };
 
-/* Shared analysis for both kinds (called by the public plan constructors).
- * known: T's DAG if the caller has it (borrowed; NULL: built here).
- * borrowed (PLAN_T_*): the plan owns T; or only T->val and the struct (T's
- * rowptr and col stay the caller's, alive and unchanged while the plan is);
- * or nothing of T (the caller keeps all of it alive; a CPU layout that
- * needs its own copy of T makes one and owns that). like (may be NULL): a
- * plan on the same DAG and pattern (T's, or its strictly lower part: PCG's
- * ILU0 and L plans), whose schedule is copied, not built again, where the
- * policy and S agree. */
-ata_status plan_analyse(ata_context *ctx, ata_csr *T, int borrowed, int kind,
-                        const ata_plan_options *opt, const dag *known, const ata_plan *like,
-                        ata_plan **out);
-/* An ILU0 plan on split factors (CPU backend): L strictly lower, U the
- * diagonal first then the upper part, rows sorted, both borrowed; the
- * factorisation overwrites their values. known: L's DAG, or NULL. */
-ata_status plan_analyse_ilu0_split(ata_context *ctx, ata_csr *L, ata_csr *U, const ata_plan_options *opt,
-                                   const dag *known, ata_plan **out);
-/* A solve plan on the triangle (opt->uplo, opt->diag) of P F P^T (perm
- * NULL: of F), made without the copies of ata_sptrsv_plan_create, for
- * callers that hold the whole factored matrix (factor.c). map_out may be
- * NULL; else *map_out (the caller frees it) says where each of the plan's
- * values sits in F->val, so
- * new values of F reach the plan by sptrsv_plan_values_mapped without a new
- * extraction. Same plan, same results as ata_sptrsv_plan_create on the
- * extracted triangle. known: the triangle's DAG, if the caller has it. */
-ata_status sptrsv_plan_create_mapped(ata_context *ctx, const ata_csr *F, const int *perm,
-                                     const ata_plan_options *opt, const dag *known,
-                                     ata_plan **out, int **map_out);
-/* A CPU pull plan on T itself, already the triangle in the plan's form (see
- * above: unit, no diagonal; non-unit, last in a lower row, first in an upper
- * one), borrowed: T outlives the plan, and new values written into T->val
- * are the plan's, unless its layout made a copy of its own (p->T != T). */
-ata_status sptrsv_plan_create_borrowed(ata_context *ctx, ata_csr *T, const ata_plan_options *opt,
-                                       const dag *known, const ata_plan *like, ata_plan **out);
-/* The map sptrsv_plan_create_mapped would give for plan p made from
- * (F, perm), made later (F->val may be NULL: the pattern is enough). */
+/* What a plan is made from. Every plan, public or internal, is built by
+ * plan_create from one of these; each field exists for a measured saving
+ * (README, "Measured"): a factor's plans borrow its factors instead of
+ * copying them, PCG's plans reuse the DAG it already built, the L plan
+ * copies the ILU0 plan's schedule.
+ *   from: the solve's triangle (opt->uplo, opt->diag) of P from P^T (perm
+ *     NULL: of `from`) is extracted into a copy the plan owns, transposed
+ *     for push, each diagonal checked (from->val NULL: the pattern only).
+ *     map_out (may be NULL) then gets where each of the plan's values sits
+ *     in from->val, so new values of `from` reach the plan by
+ *     sptrsv_plan_values_mapped without a new extraction (the caller frees
+ *     it).
+ *   or T, already in the plan's form (above), kept as it is; `own` says
+ *     what of it the plan owns (PLAN_T_*): all, the values and the struct
+ *     only (T's rowptr and col stay the caller's, alive and unchanged), or
+ *     nothing (the caller keeps all of T alive; a CPU layout that needs its
+ *     own copy makes one). A borrowed solve plan must be pull on a host
+ *     backend (new values written into T->val are the plan's, unless its
+ *     layout made a copy: p->T != T).
+ *   U: an ILU0 plan on split factors (T strictly lower, U the diagonal
+ *     first then the upper part, rows sorted, both borrowed; backends with
+ *     BACKEND_FACTOR_SPLIT); the factorisation overwrites their values.
+ *   known: T's DAG (the triangle's, or L's for split ILU0) if the caller
+ *     has it (borrowed; NULL: built here).
+ *   like: a plan on the same DAG and pattern (PCG's ILU0 plan for its L
+ *     plan) whose schedule is copied, not built again, where policy and S
+ *     agree. */
+typedef struct {
+    int kind;                   /* PLAN_SPTRSV or PLAN_ILU0 */
+    const ata_csr *from;
+    const int *perm;
+    int **map_out;
+    ata_csr *T;
+    int own;
+    ata_csr *U;
+    const dag *known;
+    const ata_plan *like;
+} plan_desc;
+/* Policy, S, R, uplo, diag and traversal valid, the policy runs on ctx's backend. */
+ata_status plan_check_options(const ata_context *ctx, const ata_plan_options *o);
+/* The options are checked here (policy, S, R, uplo, diag, traversal, the
+ * policy against the backend). On failure nothing of d->T that the plan
+ * was to own is left: it is freed as the plan would have freed it. */
+ata_status plan_create(ata_context *ctx, const plan_desc *d, const ata_plan_options *opt, ata_plan **out);
+/* The triangle plan_desc.from describes, extracted (as plan_create
+ * extracts it; what: the caller's name in messages). */
+ata_status plan_extract(ata_context *ctx, const ata_csr *F, const int *perm, const ata_plan_options *o,
+                        const char *what, ata_csr **tri_out, int **map_out);
+/* The map plan_create's map_out would give for plan p made from (F,
+ * perm), made later (F->val may be NULL: the pattern is enough). */
 ata_status sptrsv_plan_value_map(const ata_plan *p, const ata_csr *F, const int *perm, int **map_out);
 /* New values fval (F's order) into the plan; scratch holds the plan's nnz. */
 ata_status sptrsv_plan_values_mapped(ata_plan *p, const double *fval, const int *map, double *scratch);

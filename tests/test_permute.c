@@ -1,7 +1,7 @@
 /* test_permute.c - the one-pass symmetric permutation (csr_permute_part)
  * against a permutation built entry by entry through COO, serial and on a
  * context's workers; and the plans PCG and the factor make from whole
- * factors through value maps (sptrsv_plan_create_mapped) against plans made
+ * factors through value maps (plan_create with map_out) against plans made
  * the public way on the extracted triangle: bitwise, also after new values;
  * and the CPU factor's split factors and the plans on them. */
 #include <math.h>
@@ -154,7 +154,7 @@ static void test_mapped_plans(void **state)
             o.traversal = c & 2 ? ATA_PUSH : ATA_PULL;
             ata_plan *pm, *pp;
             int *map;
-            TU_OK(sptrsv_plan_create_mapped(ctx, A, perm, &o, NULL, &pm, &map));
+            TU_OK(plan_create(ctx, &(plan_desc){ .kind = PLAN_SPTRSV, .from = A, .perm = perm, .map_out = &map }, &o, &pm));
             ata_csr *P;
             TU_OK(ata_csr_permute_sym(A, perm, &P));
             TU_OK(ata_sptrsv_plan_create(ctx, P, &o, &pp));
@@ -215,8 +215,8 @@ static void test_known_dag(void **state)
                 o.diag = ATA_UNIT;
                 o.traversal = t ? ATA_PUSH : ATA_PULL;
                 ata_plan *pk, *pb;
-                TU_OK(sptrsv_plan_create_mapped(ctx, L, NULL, &o, &d, &pk, NULL));
-                TU_OK(sptrsv_plan_create_mapped(ctx, L, NULL, &o, NULL, &pb, NULL));
+                TU_OK(plan_create(ctx, &(plan_desc){ .kind = PLAN_SPTRSV, .from = L, .known = &d }, &o, &pk));
+                TU_OK(plan_create(ctx, &(plan_desc){ .kind = PLAN_SPTRSV, .from = L }, &o, &pb));
                 assert_int_equal(pk->sched.natasks, pb->sched.natasks);
                 assert_memory_equal(pk->sched.order, pb->sched.order, n * sizeof *pk->sched.order);
                 assert_memory_equal(pk->sched.atask_ptr, pb->sched.atask_ptr,
