@@ -98,14 +98,35 @@ void factor_solve_options(const factor_core *f, ata_plan_options *lo, ata_plan_o
     uo->diag = ATA_NON_UNIT;
 }
 
-/* (A borrowing plan is pull: it reads M's rows as they are.) */
+plan_desc factor_plan_desc(const factor_core *f, ata_csr *M, ata_plan_options *opt)
+{
+    const plan_desc copy = { .kind = PLAN_SPTRSV, .from = M }, borrow = { .kind = PLAN_SPTRSV, .T = M,
+                                                                           .own = PLAN_T_BORROWED };
+    if (!(f->ctx->ops->caps & BACKEND_READS_WHOLE)) return copy;
+    opt->traversal = ATA_PULL;
+    return borrow;
+}
+
 ata_status factor_plan_create(factor_core *f, ata_csr *M, const ata_plan_options *opt, ata_plan **out)
 {
-    if (!(f->ctx->ops->caps & BACKEND_READS_WHOLE)) return ata_sptrsv_plan_create(f->ctx, M, opt, out);
     ata_plan_options o = *opt;
-    o.traversal = ATA_PULL;
-    const plan_desc d = { .kind = PLAN_SPTRSV, .T = M, .own = PLAN_T_BORROWED };
+    const plan_desc d = factor_plan_desc(f, M, &o);
     return plan_create(f->ctx, &d, &o, out);
+}
+
+ata_status factor_make_plans(factor_core *f, const plan_desc *ld, const ata_plan_options *lo,
+                             const plan_desc *ud, const ata_plan_options *uo)
+{
+    double t0 = clock_now();
+    ATA_TRY(plan_create(f->ctx, ld, lo, &f->Lp));
+    ata_status st = plan_create(f->ctx, ud, uo, &f->Up);
+    if (st != ATA_OK) {
+        ata_plan_destroy(f->Lp);
+        f->Lp = NULL;
+        return st;
+    }
+    f->analysis_s += clock_now() - t0;
+    return ATA_OK;
 }
 
 ata_status factor_plan_values(ata_plan *p, const ata_csr *M)

@@ -3,7 +3,6 @@
  * (lower, with diagonal) and C^T. */
 #include <math.h>
 #include <stdlib.h>
-#include "clock.h"
 #include "csr.h"
 #include "error.h"
 #include "factor_impl.h"
@@ -55,18 +54,10 @@ static ata_status ic0_propagate(factor_core *f)
         ATA_TRY(factor_plan_values(f->Lp, f->C));
         return factor_plan_values(f->Up, f->Ct);
     }
-    double t0 = clock_now();
     ata_plan_options lo, uo;
     factor_solve_options(f, &lo, &uo);
-    ATA_TRY(factor_plan_create(f, f->C, &lo, &f->Lp));
-    ata_status st = factor_plan_create(f, f->Ct, &uo, &f->Up);
-    if (st != ATA_OK) {     /* no L plan without its U plan: the next update makes both */
-        ata_plan_destroy(f->Lp);
-        f->Lp = NULL;
-        return st;
-    }
-    f->analysis_s += clock_now() - t0;
-    return ATA_OK;
+    const plan_desc ld = factor_plan_desc(f, f->C, &lo), ud = factor_plan_desc(f, f->Ct, &uo);
+    return factor_make_plans(f, &ld, &lo, &ud, &uo);
 }
 
 const factor_strategy factor_ic0 = {

@@ -44,9 +44,15 @@ extern const factor_strategy factor_split, factor_mapped, factor_inplace, factor
 /* Shared by the strategies (factor.c, factor_whole.c): */
 /* The two solve plans' options: L unit for ILU0 (its diagonal is U's). */
 void factor_solve_options(const factor_core *f, ata_plan_options *lo, ata_plan_options *uo);
-/* A solve plan on triangle M (opt->uplo, opt->diag): borrowing M where the
- * backend reads a whole matrix (pull; no copy), else a copy of M's triangle. */
+/* What a solve plan on triangle M (opt->uplo, opt->diag) is made from: M
+ * borrowed where the backend reads a whole matrix (no copy; *opt becomes
+ * pull: the plan reads M's rows as they are), else a copy of M's triangle. */
+plan_desc factor_plan_desc(const factor_core *f, ata_csr *M, ata_plan_options *opt);
 ata_status factor_plan_create(factor_core *f, ata_csr *M, const ata_plan_options *opt, ata_plan **out);
+/* The L and U solve plans, their time added to analysis_s; no L plan is
+ * left without its U plan (the next update makes both). */
+ata_status factor_make_plans(factor_core *f, const plan_desc *ld, const ata_plan_options *lo,
+                             const plan_desc *ud, const ata_plan_options *uo);
 /* M's new values into plan p made by factor_plan_create (nothing if p
  * reads M itself). */
 ata_status factor_plan_values(ata_plan *p, const ata_csr *M);

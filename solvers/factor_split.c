@@ -6,7 +6,6 @@
  * (56 MB at lap3d:100) and two extraction passes; the arithmetic is the
  * same (ilu0_row_split). */
 #include <stdlib.h>
-#include "clock.h"
 #include "context.h"
 #include "cpu/cpu_pool.h"
 #include "csr.h"
@@ -98,12 +97,11 @@ static ata_status split_factor(factor_core *f)
 /* The solve plans are made on Ls and Us themselves (pull), or on copies
  * (push: CSC; or a CPU layout that stages): those take new factors through
  * maps (plan_take); the others read them in place. */
-static ata_status split_plan(factor_core *f, ata_csr *F, ata_plan_options *o, const dag *known,
-                             const ata_plan *like, ata_plan **out)
+static plan_desc split_plan(ata_csr *F, const ata_plan_options *o, const dag *known, const ata_plan *like)
 {
     const plan_desc borrow = { .kind = PLAN_SPTRSV, .T = F, .own = PLAN_T_BORROWED, .known = known, .like = like };
     const plan_desc copy = { .kind = PLAN_SPTRSV, .from = F, .known = known };
-    return plan_create(f->ctx, o->traversal == ATA_PULL ? &borrow : &copy, o, out);
+    return o->traversal == ATA_PULL ? borrow : copy;
 }
 
 static ata_status split_propagate(factor_core *f)
@@ -112,18 +110,11 @@ static ata_status split_propagate(factor_core *f)
         ATA_TRY(factor_plan_take(f->Lp, f->Ls, &f->Lmap));
         return factor_plan_take(f->Up, f->Us, &f->Umap);
     }
-    double t0 = clock_now();
     ata_plan_options lo, uo;
     factor_solve_options(f, &lo, &uo);
-    ATA_TRY(split_plan(f, f->Ls, &lo, f->lower, f->fp, &f->Lp));   /* the ILU0 plan's DAG and schedule */
-    ata_status st = split_plan(f, f->Us, &uo, NULL, NULL, &f->Up);
-    if (st != ATA_OK) {     /* no L plan without its U plan: the next update makes both */
-        ata_plan_destroy(f->Lp);
-        f->Lp = NULL;
-        return st;
-    }
-    f->analysis_s += clock_now() - t0;
-    return ATA_OK;
+    const plan_desc ld = split_plan(f->Ls, &lo, f->lower, f->fp),   /* the ILU0 plan's DAG and schedule */
+                    ud = split_plan(f->Us, &uo, NULL, NULL);
+    return factor_make_plans(f, &ld, &lo, &ud, &uo);
 }
 
 const factor_strategy factor_split = {

@@ -10,7 +10,6 @@
  *     ever (the reference solved on its LU this way before it was a
  *     backend: same loops, same bits). */
 #include <stdlib.h>
-#include "clock.h"
 #include "context.h"
 #include "cpu/cpu_pool.h"
 #include "error.h"
@@ -76,23 +75,16 @@ static ata_status mapped_propagate(factor_core *f)
         ATA_TRY(factor_plan_take(f->Lp, F, &f->Lmap));
         return factor_plan_take(f->Up, F, &f->Umap);
     }
-    double t0 = clock_now();
     ata_plan_options lo, uo;
     factor_solve_options(f, &lo, &uo);
-    const plan_desc ld = { .kind = PLAN_SPTRSV, .from = F, .known = f->lower }, ud = { .kind = PLAN_SPTRSV, .from = F };
-    ATA_TRY(plan_create(f->ctx, &ld, &lo, &f->Lp));   /* L's DAG is A's */
-    ata_status st = plan_create(f->ctx, &ud, &uo, &f->Up);
-    if (st != ATA_OK) {     /* no L plan without its U plan: the next update makes both */
-        ata_plan_destroy(f->Lp);
-        f->Lp = NULL;
-        return st;
-    }
+    const plan_desc ld = { .kind = PLAN_SPTRSV, .from = F, .known = f->lower },   /* L's DAG is A's */
+                    ud = { .kind = PLAN_SPTRSV, .from = F };
+    ATA_TRY(factor_make_plans(f, &ld, &lo, &ud, &uo));
     /* Once the plans hold the factors, the ILU0 plan's copy is written again
      * only by the next factorisation (load allocates it then): freed now,
      * it is not resident during the solves (56 MB at lap3d:100). */
     free(f->fp->T->val);
     f->fp->T->val = NULL;
-    f->analysis_s += clock_now() - t0;
     return ATA_OK;
 }
 
@@ -100,18 +92,10 @@ static ata_status mapped_propagate(factor_core *f)
 static ata_status inplace_propagate(factor_core *f)
 {
     if (f->Lp) return ATA_OK;
-    double t0 = clock_now();
     ata_plan_options lo, uo;
     factor_solve_options(f, &lo, &uo);
-    ATA_TRY(factor_plan_create(f, f->fp->T, &lo, &f->Lp));
-    ata_status st = factor_plan_create(f, f->fp->T, &uo, &f->Up);
-    if (st != ATA_OK) {
-        ata_plan_destroy(f->Lp);
-        f->Lp = NULL;
-        return st;
-    }
-    f->analysis_s += clock_now() - t0;
-    return ATA_OK;
+    const plan_desc ld = factor_plan_desc(f, f->fp->T, &lo), ud = factor_plan_desc(f, f->fp->T, &uo);
+    return factor_make_plans(f, &ld, &lo, &ud, &uo);
 }
 
 const factor_strategy factor_mapped = {
