@@ -323,6 +323,12 @@ ATA_API ata_status ata_spilu0_inplace(ata_context *ctx, ata_csr *A,
 /* ------------------------------------------------------------------ */
 typedef enum { ATA_PC_ILU0 = 0, ATA_PC_IC0, ATA_PC_NONE, ATA_PC_JACOBI } ata_precond;
 typedef enum { ATA_REORDER_NONE = 0, ATA_REORDER_RCM, ATA_REORDER_ND } ata_reorder;
+/* The Krylov method of the solver below (named ata_pcg_* for its first
+ * method): CG for symmetric positive definite A; BiCGStab (van der Vorst)
+ * and restarted GMRES(m) (Saad and Schultz) for any nonsingular A, both
+ * right-preconditioned, so rtol is on the unpreconditioned residual
+ * ||b - A x|| / ||b||, as PETSc's KSPBCGS / KSPGMRES with -ksp_pc_side right. */
+typedef enum { ATA_KSP_CG = 0, ATA_KSP_BICGSTAB, ATA_KSP_GMRES } ata_ksp;
 
 /* ------------------------------------------------------------------ */
 /* Incomplete factorisation, setup once / solve many / update values    */
@@ -394,6 +400,14 @@ typedef struct {
      * relative residual ||r_k|| / ||b|| (not the true residual); NULL: none. */
     void (*monitor)(int it, double relres, void *ctx);
     void *monitor_ctx;
+    /* Appended: the method (default ATA_KSP_CG) and GMRES's restart length
+     * (Krylov vectors kept before a restart; default 30, PETSc's). With
+     * BiCGStab and GMRES the factors may have pivots of either sign (no
+     * INDEFINITE_PC check); the residual reported every iteration is the
+     * method's unpreconditioned residual (GMRES: its least-squares
+     * estimate). */
+    ata_ksp method;
+    int restart;
 } ata_pcg_options;
 
 typedef struct {
@@ -427,6 +441,9 @@ ATA_API const char *ata_reorder_name(ata_reorder r);
 ATA_API ata_status ata_precond_from_name(const char *name, ata_precond *out);
 ATA_API ata_status ata_reorder_from_name(const char *name, ata_reorder *out);
 ATA_API const char *ata_shift_name(ata_shift s);
+/* "cg", "bicgstab" (also "bcgs", PETSc's name), "gmres" (any case). */
+ATA_API const char *ata_ksp_name(ata_ksp m);
+ATA_API ata_status ata_ksp_from_name(const char *name, ata_ksp *out);
 /* "none", "nonzero", "positive-definite" (also "positive_definite", "pd"). */
 ATA_API ata_status ata_shift_from_name(const char *name, ata_shift *out);
 

@@ -10,6 +10,7 @@
 static const char *const precond_names[] = { "ilu0", "ic0", "none", "jacobi" };
 static const char *const reorder_names[] = { "none", "rcm", "nd" };
 static const char *const shift_names[] = { "none", "nonzero", "positive-definite" };
+static const char *const ksp_names[] = { "cg", "bicgstab", "gmres" };
 
 const char *ata_precond_name(ata_precond p)
 {
@@ -51,4 +52,17 @@ ata_status ata_shift_from_name(const char *name, ata_shift *out)
         if (!strcasecmp(name, shift_names[s])) { *out = (ata_shift)s; return ATA_OK; }
     return ata_fail(ATA_ERR_ARG, "unknown shift '%s' (expected none, nonzero or positive-definite)",
                     name ? name : "(null)");
+}
+
+const char *ata_ksp_name(ata_ksp m)
+{
+    return (unsigned)m <= ATA_KSP_GMRES ? ksp_names[m] : "unknown";
+}
+
+ata_status ata_ksp_from_name(const char *name, ata_ksp *out)
+{
+    for (int m = 0; name && out && m <= ATA_KSP_GMRES; m++)
+        if (!strcasecmp(name, ksp_names[m])) { *out = (ata_ksp)m; return ATA_OK; }
+    if (name && out && !strcasecmp(name, "bcgs")) { *out = ATA_KSP_BICGSTAB; return ATA_OK; }
+    return ata_fail(ATA_ERR_ARG, "unknown Krylov method '%s' (expected cg, bicgstab or gmres)", name ? name : "(null)");
 }

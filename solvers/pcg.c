@@ -32,6 +32,8 @@ ata_pcg_options ata_pcg_defaults(void)
     o.plan = ata_plan_defaults();
     o.shift = ATA_SHIFT_NONE;
     o.dtol = 1e5;
+    o.method = ATA_KSP_CG;
+    o.restart = 30;
     return o;
 }
 
@@ -152,6 +154,10 @@ static ata_status check_options(const ata_pcg_options *o)
     if ((unsigned)o->precond > ATA_PC_JACOBI) return ata_fail(ATA_ERR_ARG, "pcg: unknown preconditioner");
     if ((unsigned)o->reorder > ATA_REORDER_ND) return ata_fail(ATA_ERR_ARG, "pcg: unknown reordering");
     if ((unsigned)o->shift > ATA_SHIFT_POSITIVE_DEFINITE) return ata_fail(ATA_ERR_ARG, "pcg: unknown shift type");
+    if ((unsigned)o->method > ATA_KSP_GMRES) return ata_fail(ATA_ERR_ARG, "krylov: unknown method %d", (int)o->method);
+    if (o->method == ATA_KSP_GMRES && (o->restart < 1 || o->restart > 1000))
+        return ata_fail(ATA_ERR_ARG, "gmres: restart = %d (expected 1..1000; default 30)", o->restart);
+    if (o->method != ATA_KSP_CG) return ata_fail(ATA_ERR_UNSUPPORTED, "krylov: %s is not built yet", ata_ksp_name(o->method));
     return ATA_OK;
 }
 
