@@ -128,6 +128,10 @@ ATA_API ata_status ata_gen_laplace3d(int nx, int ny, int nz, int points, ata_csr
 /* Circuit-like: a resistor-network nodal matrix (symmetric, strictly
  * diagonally dominant, SPD), sparse and irregular with hub nodes, whose
  * lower triangle gives an L-shaped DAG. */
+/* 3D convection-diffusion, upwind: -Laplacian + c (1,1,1).grad on the
+ * 7-point grid (x h^2; c = beta h >= 0): diagonal 6 + 3c, upwind
+ * neighbours -(1 + c), downwind -1. Nonsymmetric; spec "convdiff:N" (c = 1). */
+ATA_API ata_status ata_gen_convdiff3d(int nx, int ny, int nz, double c, ata_csr **out);
 ATA_API ata_status ata_gen_circuit(int n, uint64_t seed, ata_csr **out);
 /* Parse "lap2d:NX[xNY]", "lap3d:N[xNyxNz]", "lap3d27:N", "circuit:N" with
  * an optional ",perm=SEED" (random symmetric permutation). */

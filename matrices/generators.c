@@ -103,6 +103,25 @@ ata_status ata_gen_laplace3d(int nx, int ny, int nz, int points, ata_csr **out)
     return ATA_OK;
 }
 
+/* -Laplacian + c (d/dx + d/dy + d/dz), first-order upwind on the 7-point
+ * grid, times h^2 with c = beta h (Dirichlet boundary): diagonal 6 + 3c,
+ * the three upwind neighbours -(1 + c), the three downwind ones -1. A
+ * nonsymmetric M-matrix (so ILU0 exists) whose asymmetry grows with c: the
+ * convection-diffusion problem of BiCGStab's and GMRES's papers, with a
+ * lap3d's pattern and DAG. */
+ata_status ata_gen_convdiff3d(int nx, int ny, int nz, double c, ata_csr **out)
+{
+    if (!out) return ata_fail(ATA_ERR_ARG, "convdiff: NULL output");
+    if (!(c >= 0) || !isfinite(c)) return ata_fail(ATA_ERR_ARG, "convdiff: c = %g (expected finite, >= 0)", c);
+    ata_csr *A;
+    ATA_TRY(ata_gen_laplace3d(nx, ny, nz, 7, &A));
+    for (int i = 0; i < A->nrows; i++)
+        for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
+            A->val[q] = A->col[q] == i ? 6 + 3 * c : A->col[q] < i ? -(1 + c) : -1;
+    *out = A;
+    return ATA_OK;
+}
+
 /* ------------------------------------------------------------------ */
 /* Circuit-like resistor network                                       */
 /* ------------------------------------------------------------------ */
@@ -402,7 +421,7 @@ ata_status ata_gen_circuit(int n, uint64_t seed, ata_csr **out)
 }
 
 /* ------------------------------------------------------------------ */
-/* Specs: "lap2d:NX[xNY]", "lap3d:N[xNYxNZ]", "lap3d27:...", "circuit:N" */
+/* Specs: "lap2d:NX[xNY]", "lap3d:N[xNYxNZ]", "lap3d27:...", "convdiff:...", "circuit:N" */
 /* ------------------------------------------------------------------ */
 
 typedef struct {
@@ -462,7 +481,7 @@ static ata_status spec_parse(const char *spec, gen_spec *g)
     const char *colon = strchr(spec, ':');
     if (!colon || colon == spec || colon - spec >= (long)sizeof g->kind)
         return ata_fail(ATA_ERR_ARG, "spec '%s': expected KIND:SIZE (lap2d:NX[xNY], lap3d:N[xNYxNZ], "
-                        "lap3d27:N[xNYxNZ], circuit:N), optionally ,perm=SEED", spec);
+                        "lap3d27:N[xNYxNZ], convdiff:N[xNYxNZ], circuit:N), optionally ,perm=SEED", spec);
     memcpy(g->kind, spec, (size_t)(colon - spec));
     const char *s = colon + 1, *end = s + strcspn(s, ",");
     if (!spec_dims(s, end, g))
@@ -479,16 +498,18 @@ static ata_status spec_parse(const char *spec, gen_spec *g)
 static ata_status spec_build(const char *spec, const gen_spec *g, ata_csr **out)
 {
     const int *d = g->dims, nd = g->ndims;
-    const int lap3 = !strcmp(g->kind, "lap3d") || !strcmp(g->kind, "lap3d27");
+    const int lap3 = !strcmp(g->kind, "lap3d") || !strcmp(g->kind, "lap3d27") || !strcmp(g->kind, "convdiff");
     if (g->has_seed && strcmp(g->kind, "circuit"))
         return ata_fail(ATA_ERR_ARG, "spec '%s': seed= applies only to circuit", spec);
     if (!strcmp(g->kind, "lap2d") && nd <= 2) return ata_gen_laplace2d(d[0], nd == 2 ? d[1] : d[0], out);
+    if (!strcmp(g->kind, "convdiff") && nd != 2)
+        return ata_gen_convdiff3d(d[0], nd == 3 ? d[1] : d[0], nd == 3 ? d[2] : d[0], 1.0, out);
     if (lap3 && nd != 2)
         return ata_gen_laplace3d(d[0], nd == 3 ? d[1] : d[0], nd == 3 ? d[2] : d[0],
                                  strcmp(g->kind, "lap3d") ? 27 : 7, out);
     if (!strcmp(g->kind, "circuit") && nd == 1) return ata_gen_circuit(d[0], g->seed, out);
     if (strcmp(g->kind, "lap2d") && !lap3 && strcmp(g->kind, "circuit"))
-        return ata_fail(ATA_ERR_ARG, "spec '%s': unknown kind '%s' (expected lap2d, lap3d, lap3d27 or circuit)",
+        return ata_fail(ATA_ERR_ARG, "spec '%s': unknown kind '%s' (expected lap2d, lap3d, lap3d27, convdiff or circuit)",
                         spec, g->kind);
     return ata_fail(ATA_ERR_ARG, "spec '%s': %s takes %s", spec, g->kind,
                     lap3 ? "N or NXxNYxNZ" : !strcmp(g->kind, "lap2d") ? "NX or NXxNY" : "one size N");

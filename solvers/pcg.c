@@ -1,11 +1,15 @@
-/* pcg.c - preconditioned conjugate gradient (Saad, Alg. 9.1) with ILU0, IC0
- * or Jacobi. One iteration loop over the Krylov operations (krylov_ops.h)
- * on a backend (ctx == NULL: the serial reference's, ref_backend.h), where
- * the preconditioner applies the L and U plans, so the
- * policy chosen for the triangular solves is the policy of the whole solver.
- * Setup (reordering, factorisation, plans, layout) is done once by
- * ata_pcg_setup; ata_pcg_solve runs the iteration; ata_pcg_update_values
- * refactors on new values; ata_pcg is the three in one call. */
+/* pcg.c - the Krylov solver behind the ata_pcg_* API (named for its first
+ * method): setup (reordering, level-order layout, factors, the operator),
+ * the frame of a solve (b and x put, the initial residual, the method's
+ * iteration, the true residual, x got back) and the public entry points.
+ * The iterations are CG (cg.c; Saad, Alg. 9.1, with ILU0, IC0 or Jacobi),
+ * BiCGStab (bicgstab.c) and GMRES(m) (gmres.c), all over the Krylov
+ * operations of a backend (krylov_ops.h; ctx == NULL: the serial
+ * reference's, ref_backend.h), where the preconditioner applies the L and
+ * U plans, so the policy chosen for the triangular solves is the policy of
+ * the whole solver. Setup is done once by ata_pcg_setup; ata_pcg_solve
+ * runs the iteration; ata_pcg_update_values refactors on new values;
+ * ata_pcg is the three in one call. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +19,7 @@
 #include "dag.h"
 #include "error.h"
 #include "factor.h"
+#include "krylov_methods.h"
 #include "krylov_ops.h"
 #include "ref_backend.h"
 #include "reorder.h"
@@ -55,92 +60,80 @@ struct ata_pcg_solver {
                                made at the first update_values; NULL: identity */
     factor_core *pc;        /* NULL: no preconditioner */
     krylov_ops ops;
-    double *v[6];           /* b, x, r, z, p, q: backend vectors */
+    double **v;             /* b, x, r, then the method's work vectors: backend vectors */
+    int nv;
     double *pb, *px;        /* caller's b and x in solve order (GPU: host staging;
                                on the host they go straight into v[0], v[1]) */
     double analysis_s, factor_s;
     int valid;              /* factors usable (the last update succeeded) */
 };
 
-/* ---- the iteration ------------------------------------------------------ */
-static void record(ata_pcg_result *res, const ata_pcg_options *opt, int it, double rel)
+/* ---- the frame of a solve ------------------------------------------------- */
+int krylov_work_vectors(const ata_pcg_options *opt)
 {
-    if (opt->keep_history && res->history) res->history[it] = rel;
-    if (opt->keep_history) res->history_len = it + 1;
-    if (opt->monitor) opt->monitor(it, rel, opt->monitor_ctx);
+    return opt->method == ATA_KSP_BICGSTAB ? 7 : opt->method == ATA_KSP_GMRES ? opt->restart + 2 : 3;
 }
 
-static ata_status pcg_iterate(ata_pcg_solver *s, const double *b_host, double *x_host,
-                              const ata_pcg_options *opt, ata_pcg_result *res)
+void krylov_record(krylov_state *k, int it, double rnorm)
+{
+    ata_pcg_result *res = k->res;
+    const ata_pcg_options *opt = k->opt;
+    res->iterations = it;
+    res->relres = rnorm / k->scale;
+    if (opt->keep_history && res->history) res->history[it] = res->relres;
+    if (opt->keep_history) res->history_len = it + 1;
+    if (opt->monitor) opt->monitor(it, res->relres, opt->monitor_ctx);
+}
+
+ata_status krylov_check_dtol(const krylov_state *k, int it, double rnorm, const char *hint)
+{
+    if (!(k->opt->dtol > 0 && rnorm > k->opt->dtol * k->rnorm0)) return ATA_OK;
+    return ata_fail(ATA_ERR_DIVERGED, "%s: diverged at iteration %d: residual %.3e > dtol %g x initial "
+                    "residual %.3e (%s)", k->who, it, rnorm, k->opt->dtol, k->rnorm0, hint);
+}
+
+static ata_status krylov_solve(ata_pcg_solver *s, const double *b_host, double *x_host,
+                               const ata_pcg_options *opt, ata_pcg_result *res)
 {
     krylov_ops *o = &s->ops;
-    double *b = s->v[0], *x = s->v[1], *r = s->v[2], *z = s->v[3], *p = s->v[4], *q = s->v[5];
+    double *b = s->v[0], *x = s->v[1], *r = s->v[2];
+    const char *who = opt->method == ATA_KSP_CG ? "pcg" : ata_ksp_name(opt->method);
     ata_status st;
     if (opt->keep_history && !(res->history = mem_alloc(((size_t)opt->maxit + 1) * sizeof *res->history)))
-        return ata_fail(ATA_ERR_NOMEM, "pcg: out of memory for the residual history");
+        return ata_fail(ATA_ERR_NOMEM, "%s: out of memory for the residual history", who);
 #define CHECK(e) do { if ((st = (e)) != ATA_OK) return st; } while (0)
-    double bb, rr, rz, pq, rz_new;
+    double bb, rr;
     CHECK(krylov_put(o, b, b_host));
     if (opt->use_x0) CHECK(krylov_put(o, x, x_host));
     else CHECK(krylov_axpby(o, 0.0, b, 0.0, x));
     CHECK(krylov_dot(o, b, b, &bb));
     const double bnorm = sqrt(bb);
-    if (!isfinite(bnorm)) return ata_fail(ATA_ERR_NONFINITE, "pcg: right-hand side has NaN/Inf");
-    const double tol = fmax(opt->rtol * bnorm, opt->atol), scale = bnorm > 0 ? bnorm : 1;
+    if (!isfinite(bnorm)) return ata_fail(ATA_ERR_NONFINITE, "%s: right-hand side has NaN/Inf", who);
+    krylov_state k = { o, opt, res, b, x, r, s->v + 3, fmax(opt->rtol * bnorm, opt->atol), bnorm > 0 ? bnorm : 1,
+                       0, who };
     CHECK(krylov_spmv(o, x, r));                       /* r = b - A x */
     CHECK(krylov_axpby(o, 1.0, b, -1.0, r));
     CHECK(krylov_dot(o, r, r, &rr));
     if (!isfinite(rr))
-        return ata_fail(ATA_ERR_NONFINITE, "pcg: initial residual b - A x0 has NaN/Inf (x0 holds NaN/Inf, or A x0 overflows)");
-    const double rnorm0 = sqrt(rr);
-    res->iterations = 0;
-    res->relres = sqrt(rr) / scale;
-    record(res, opt, 0, res->relres);
-    int it = 0, done = sqrt(rr) <= tol;
+        return ata_fail(ATA_ERR_NONFINITE, "%s: initial residual b - A x0 has NaN/Inf (x0 holds NaN/Inf, or A x0 "
+                        "overflows)", who);
+    k.rnorm0 = sqrt(rr);
+    krylov_record(&k, 0, sqrt(rr));
+    int done = sqrt(rr) <= k.tol;
     if (!done) {
-        CHECK(krylov_precond(o, r, z));
-        CHECK(krylov_axpby(o, 1.0, z, 0.0, p));
-        CHECK(krylov_dot(o, r, z, &rz));
-        if (!isfinite(rz)) return ata_fail(ATA_ERR_BREAKDOWN, "pcg: NaN/Inf in r'z at iteration 0");
-        if (rz <= 0)
-            return ata_fail(ATA_ERR_INDEFINITE_PC, "pcg: r'z = %g <= 0 at iteration 0: the preconditioner is "
-                            "indefinite (try the shift option, CLI --shift positive-definite)", rz);
-    }
-    while (!done && it < opt->maxit) {
-        it++;
-        CHECK(krylov_spmv_dot(o, p, q, &pq));       /* q = A p, p'q */
-        if (!isfinite(pq) || pq <= 0)
-            return ata_fail(ATA_ERR_BREAKDOWN, "pcg: p'Ap = %g at iteration %d: %s", pq, it,
-                            isfinite(pq) ? "non-positive curvature, A is not positive definite" : "NaN/Inf");
-        const double alpha = rz / pq;
-        CHECK(krylov_cg_update(o, alpha, p, q, x, r, &rr));   /* x += a p, r -= a q, r'r */
-        res->iterations = it;
-        res->relres = sqrt(rr) / scale;
-        record(res, opt, it, res->relres);
-        if (!isfinite(rr)) return ata_fail(ATA_ERR_BREAKDOWN, "pcg: NaN/Inf residual at iteration %d", it);
-        if (sqrt(rr) <= tol) { done = 1; break; }
-        if (opt->dtol > 0 && sqrt(rr) > opt->dtol * rnorm0)
-            return ata_fail(ATA_ERR_DIVERGED, "pcg: diverged at iteration %d: residual %.3e > dtol %g x initial "
-                            "residual %.3e (recurrence residual; A not SPD, or a poor preconditioner?)",
-                            it, sqrt(rr), opt->dtol, rnorm0);
-        CHECK(krylov_precond(o, r, z));
-        CHECK(krylov_dot(o, r, z, &rz_new));
-        if (!isfinite(rz_new)) return ata_fail(ATA_ERR_BREAKDOWN, "pcg: NaN/Inf in r'z at iteration %d", it);
-        if (rz_new <= 0)
-            return ata_fail(ATA_ERR_INDEFINITE_PC, "pcg: r'z = %g <= 0 at iteration %d: the preconditioner is "
-                            "indefinite (try the shift option, CLI --shift positive-definite)", rz_new, it);
-        CHECK(krylov_axpby(o, 1.0, z, rz_new / rz, p));   /* p = z + beta p */
-        rz = rz_new;
+        st = opt->method == ATA_KSP_CG ? cg_iterate(&k, &done)
+           : opt->method == ATA_KSP_BICGSTAB ? bicgstab_iterate(&k, &done) : gmres_iterate(&k, &done);
+        if (st != ATA_OK) return st;
     }
     /* Report the true residual, not the recurrence's. */
     CHECK(krylov_spmv(o, x, r));
     CHECK(krylov_axpby(o, 1.0, b, -1.0, r));
     CHECK(krylov_dot(o, r, r, &rr));
-    res->relres = sqrt(rr) / scale;
+    res->relres = sqrt(rr) / k.scale;
     CHECK(krylov_get(o, x_host, x));
     if (!done)
-        return ata_fail(ATA_ERR_NOT_CONVERGED, "pcg: not converged in %d iterations (relative residual %.3e > rtol %g)",
-                        opt->maxit, res->relres, opt->rtol);
+        return ata_fail(ATA_ERR_NOT_CONVERGED, "%s: not converged in %d iterations (relative residual %.3e > rtol %g)",
+                        who, opt->maxit, res->relres, opt->rtol);
 #undef CHECK
     return ATA_OK;
 }
@@ -157,7 +150,6 @@ static ata_status check_options(const ata_pcg_options *o)
     if ((unsigned)o->method > ATA_KSP_GMRES) return ata_fail(ATA_ERR_ARG, "krylov: unknown method %d", (int)o->method);
     if (o->method == ATA_KSP_GMRES && (o->restart < 1 || o->restart > 1000))
         return ata_fail(ATA_ERR_ARG, "gmres: restart = %d (expected 1..1000; default 30)", o->restart);
-    if (o->method != ATA_KSP_CG) return ata_fail(ATA_ERR_UNSUPPORTED, "krylov: %s is not built yet", ata_ksp_name(o->method));
     return ATA_OK;
 }
 
@@ -172,7 +164,8 @@ static ata_status check_matrix(const ata_csr *A)
 void ata_pcg_destroy(ata_pcg_solver *s)
 {
     if (!s) return;
-    for (int k = 0; k < 6; k++) krylov_free(&s->ops, s->v[k]);
+    for (int k = 0; s->v && k < s->nv; k++) krylov_free(&s->ops, s->v[k]);
+    free(s->v);
     krylov_fini(&s->ops);
     factor_core_free(s->pc);
     ata_csr_free(s->A);
@@ -286,7 +279,8 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
         fo.shift_amount = opt->shift_amount;
         fo.plan = opt->plan;
         const factor_hints h = { 1, known ? &lower : NULL };      /* s->A outlives s->pc */
-        st = factor_core_setup(user_ctx, s->A, &fo, 1, &h, &s->pc);
+        /* CG needs positive pivots (an SPD preconditioner); the others do not */
+        st = factor_core_setup(user_ctx, s->A, &fo, opt->method == ATA_KSP_CG, &h, &s->pc);
         if (s->pc) {
             s->analysis_s += s->pc->analysis_s;
             s->factor_s = s->pc->factor_s;
@@ -299,7 +293,9 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
     }
     dag_free(&lower);
     CHECK(krylov_init(&s->ops, ctx, s->A, s->pc));
-    for (int k = 0; k < 6; k++) CHECK(krylov_alloc(&s->ops, &s->v[k]));
+    s->nv = 3 + krylov_work_vectors(opt);
+    if (!(s->v = calloc((size_t)s->nv, sizeof *s->v))) CHECK(ata_fail(ATA_ERR_NOMEM, "pcg: out of memory"));
+    for (int k = 0; k < s->nv; k++) CHECK(krylov_alloc(&s->ops, &s->v[k]));
     if (s->total && !(ctx->ops->caps & BACKEND_HOST_VECTORS)) {
         s->pb = mem_alloc((size_t)s->n * sizeof *s->pb);
         s->px = mem_alloc((size_t)s->n * sizeof *s->px);
@@ -388,13 +384,13 @@ ata_status ata_pcg_solve(ata_pcg_solver *s, const double *b_in, double *x_out, a
         krylov_ops *o = &s->ops;
         o->t_L = o->t_U = o->t_spmv = o->t_vec = 0;
         double t0 = clock_now();
-        st = pcg_iterate(s, b, x, &s->opt, res);
+        st = krylov_solve(s, b, x, &s->opt, res);
         res->solve_s = clock_now() - t0;
         res->L_solve_s = o->t_L;
         res->U_solve_s = o->t_U;
         res->spmv_s = o->t_spmv;
         res->vec_s = o->t_vec;
-        /* x as pcg_iterate left it for the caller: on success or "not
+        /* x as krylov_solve left it for the caller: on success or "not
          * converged" (else the caller's x0 stays, as without a relabelling) */
         if (s->total && (s->px || st == ATA_OK || st == ATA_ERR_NOT_CONVERGED))
             for (int i = 0; i < n; i++) x_out[i] = px[s->total[i]];
