@@ -15,13 +15,27 @@
  * on the factor (KSP then reports DIVERGED_PC_FAILED), a missing diagonal
  * MAT_FACTOR_STRUCT_ZEROPIVOT; with -ksp_error_if_not_converged (the Mat's
  * erroriffailure) they are errors, as in PETSc's own ILU.
+ *
+ * PETSc's values are read as ATA's doubles, so only a PETSc with real double
+ * scalars builds this file (#error below). Its indices may be 32- or 64-bit:
+ * 32-bit ones are ATA's as they are; 64-bit ones are narrowed once per
+ * analysis (ata_petsc_idx.h), or the factorisation stops with a PETSc error
+ * naming ATA's limit (2^31-1) when the block does not fit.
  */
 #include "ata_petsc.h"
 #include "ata.h"
+#include "ata_petsc_idx.h"
 #include <petsc/private/matimpl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#if !defined(PETSC_USE_REAL_DOUBLE) || defined(PETSC_USE_COMPLEX)
+#error "ata_petsc: this PETSc's PetscScalar is not real double (configured with --with-scalar-type=complex or --with-precision other than double); ATA factors real double matrices only: build the plugin against a real, double-precision PETSc"
+#endif
+_Static_assert(sizeof(PetscScalar) == sizeof(double), "ata_petsc: PetscScalar must be double");
+_Static_assert(sizeof(PetscInt) == 4 || sizeof(PetscInt) == 8, "ata_petsc: PetscInt of 4 or 8 bytes");
 
 #ifndef PETSC_SUCCESS /* PETSc < 3.19 */
 #define PETSC_SUCCESS 0
@@ -214,7 +228,19 @@ static PetscErrorCode ata_petsc_numeric(Mat F, Mat A, const MatFactorInfo *info)
     if (!d->ctx) PetscCall(ata_petsc_context(d));
     double t0 = MPI_Wtime();
     if (!d->F) {
-        ata_csr csr = {(int)n, (int)n, (int)ia[n], (int *)ia, (int *)ja, (double *)va};
+        /* ATA's 32-bit indices: PETSc's own with a 32-bit PetscInt, else a
+         * narrowed copy, freed once ATA has read it (it keeps what it needs) */
+        const int *rp, *ci;
+        int nnz, *owned, rc;
+        char why[200];
+        rc = ata_petsc_csr_idx((int64_t)n, ia, ja, sizeof(PetscInt), &rp, &ci, &nnz, &owned, why, sizeof why);
+        if (rc != ATA_PETSC_IDX_OK) {
+            PetscCall(MatSeqAIJRestoreArrayRead(A, &va));
+            PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+            SETERRQ(PETSC_COMM_SELF, rc == ATA_PETSC_IDX_NOMEM ? PETSC_ERR_MEM : PETSC_ERR_SUP,
+                    "ata: %d-bit PetscInt: %s", (int)(8 * sizeof(PetscInt)), why);
+        }
+        ata_csr csr = {(int)n, (int)n, nnz, (int *)rp, (int *)ci, (double *)va};
         ata_factor_options o = ata_factor_defaults();
         o.type = d->ftype == MAT_FACTOR_ICC ? ATA_PC_IC0 : ATA_PC_ILU0;
         o.shift = d->shift;
@@ -222,14 +248,15 @@ static PetscErrorCode ata_petsc_numeric(Mat F, Mat A, const MatFactorInfo *info)
         o.plan.policy = d->policy;
         o.plan.S = d->S;
         st = ata_factor_setup(d->ctx, &csr, &o, &d->F);
+        free(owned);
         if (d->F) { /* also after a zero pivot: the analysis stands, a later update may succeed */
             d->nzstate = nz;
             d->n = (int)n;
-            d->nnz = (int)ia[n];
+            d->nnz = nnz;
             d->setup_s = MPI_Wtime() - t0;
         }
     } else {
-        st = ata_factor_update_values(d->F, (const double *)va);
+        st = ata_factor_update_values(d->F, va);
     }
     PetscCall(MatSeqAIJRestoreArrayRead(A, &va));
     PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
@@ -260,7 +287,7 @@ static PetscErrorCode ata_petsc_solve(Mat F, Vec b, Vec x)
     PetscCheck(d->F, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ata: solve before a successful factorisation");
     PetscCall(VecGetArrayRead(b, &bb));
     PetscCall(VecGetArrayWrite(x, &xx));
-    ata_status st = ata_factor_solve(d->F, (const double *)bb, (double *)xx);
+    ata_status st = ata_factor_solve(d->F, bb, xx);
     PetscCall(VecRestoreArrayWrite(x, &xx));
     PetscCall(VecRestoreArrayRead(b, &bb));
     PetscCheck(st == ATA_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "ata: solve: %s: %s", ata_status_string(st), ata_last_error());
@@ -290,9 +317,11 @@ static PetscErrorCode ata_petsc_matsolve(Mat F, Mat B, Mat X)
     PetscCheck(d->F, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ata: solve before a successful factorisation");
     PetscCall(MatDenseGetLDA(B, &ldb));
     PetscCall(MatDenseGetLDA(X, &ldx));
+    PetscCheck(nrhs <= INT_MAX && ldb <= INT_MAX && ldx <= INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
+               "ata: MatMatSolve: right-hand sides or leading dimensions over ATA's 32-bit limit " ATA_PETSC_IDX_LIMIT);
     PetscCall(MatDenseGetArrayRead(B, &bb));
     PetscCall(MatDenseGetArrayWrite(X, &xx));
-    ata_status st = ata_factor_solve_multi(d->F, (int)nrhs, (const double *)bb, (int)ldb, (double *)xx, (int)ldx);
+    ata_status st = ata_factor_solve_multi(d->F, (int)nrhs, bb, (int)ldb, xx, (int)ldx);
     PetscCall(MatDenseRestoreArrayWrite(X, &xx));
     PetscCall(MatDenseRestoreArrayRead(B, &bb));
     PetscCheck(st == ATA_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "ata: solve (%d right-hand sides): %s: %s", (int)nrhs,
