@@ -273,13 +273,15 @@ static ata_status sc_factor_ic0(uint64_t *h) { return factor_run(1, ATA_PC_IC0, 
 static ata_status sc_factor_jacobi(uint64_t *h) { return factor_run(1, ATA_PC_JACOBI, h); }
 static ata_status sc_factor_ref(uint64_t *h) { return factor_run(0, ATA_PC_ILU0, h); }
 
-static ata_status pcg_run(int runtime, ata_reorder ro, uint64_t *h)
+static ata_status pcg_run(int runtime, ata_reorder ro, ata_ksp method, uint64_t *h)
 {
     ata_csr *A = matrix("lap2d:10x9");
     const int n = A->nrows;
     ata_context *ctx = NULL;
     ata_pcg_options o = ata_pcg_defaults();
     o.reorder = ro;
+    o.method = method;
+    o.restart = 5;
     o.plan.S = 4;
     o.keep_history = 1;
     ata_pcg_solver *s = NULL;
@@ -312,9 +314,11 @@ done:
     free(v);
     return st;
 }
-static ata_status sc_pcg(uint64_t *h) { return pcg_run(1, ATA_REORDER_NONE, h); }
-static ata_status sc_pcg_rcm(uint64_t *h) { return pcg_run(1, ATA_REORDER_RCM, h); }
-static ata_status sc_pcg_ref(uint64_t *h) { return pcg_run(0, ATA_REORDER_ND, h); }
+static ata_status sc_pcg(uint64_t *h) { return pcg_run(1, ATA_REORDER_NONE, ATA_KSP_CG, h); }
+static ata_status sc_pcg_rcm(uint64_t *h) { return pcg_run(1, ATA_REORDER_RCM, ATA_KSP_CG, h); }
+static ata_status sc_pcg_ref(uint64_t *h) { return pcg_run(0, ATA_REORDER_ND, ATA_KSP_CG, h); }
+static ata_status sc_bicgstab(uint64_t *h) { return pcg_run(1, ATA_REORDER_NONE, ATA_KSP_BICGSTAB, h); }
+static ata_status sc_gmres(uint64_t *h) { return pcg_run(1, ATA_REORDER_NONE, ATA_KSP_GMRES, h); }
 
 static const scenario scenarios[] = {
     { "read_mtx", sc_read_mtx, 0 }, { "read_mtx_gz", sc_read_gz, 0 }, { "read_tar_gz", sc_read_tar, 0 },
@@ -323,7 +327,7 @@ static const scenario scenarios[] = {
     { "plan_chain_pull", sc_plan_chain_pull, 0 }, { "spilu0", sc_spilu0, 1 },
     { "factor_ilu0", sc_factor_ilu0, 1 }, { "factor_ic0", sc_factor_ic0, 1 }, { "factor_jacobi", sc_factor_jacobi, 1 },
     { "factor_reference", sc_factor_ref, 0 }, { "pcg", sc_pcg, 1 }, { "pcg_rcm", sc_pcg_rcm, 1 },
-    { "pcg_reference", sc_pcg_ref, 0 },
+    { "pcg_reference", sc_pcg_ref, 0 }, { "bicgstab", sc_bicgstab, 1 }, { "gmres", sc_gmres, 1 },
 };
 
 /* ---- inputs for the readers ------------------------------------------------ */
