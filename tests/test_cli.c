@@ -615,7 +615,9 @@ static void test_pcg_ksp(void **state)
             csv_field(lines[0], lines[row], "iterations", its, sizeof its);
             csv_field(lines[0], lines[row], "true_relres", rr, sizeof rr);
             if (!strcmp(st, "ok")) {
-                if (atoi(its) < 1 || !(strtod(rr, NULL) <= 1e-6))
+                /* rtol 1e-6 on the solver's residual (recurrence, GMRES's
+                 * least-squares estimate); the recomputed one within 10x */
+                if (atoi(its) < 1 || !(strtod(rr, NULL) <= 1e-5))
                     fail_msg("%s: row %d: ok with %s iterations, true relres %s", args, row, its, rr);
                 if (gm >= 0 && row == 1) its_ok[gm] = atoi(its);
             } else if (gm == 1 && !strcmp(st, "not_converged")) {
