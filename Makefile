@@ -8,7 +8,7 @@
 #   make petsc      the PETSc plugin and the MPI benchmark (solvers/petsc/petsc.mk)
 #   make bench      the benchmark suite into bench/out/
 #   make stress     PCG beside one busy process per core (bench/stress.sh)
-#   make vs-petsc   ATA vs PETSc PCG, 1 and 2 ranks (bench/vs-petsc.sh; not in CI)
+#   make vs-petsc   ATA vs PETSc CG/BiCGStab/GMRES, 1 and 2 ranks (bench/vs-petsc.sh; not in CI)
 #   make install PREFIX=DIR
 #   make V=1 ...    print every command in full (default: one short line per
 #                    file, e.g. "  CC      build/src/agg.o")

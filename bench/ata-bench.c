@@ -159,7 +159,7 @@ static const char *step_tag(const bench_state *st, int step, char *b, size_t n)
 static void measure_triad(bench_state *st)
 {
     bench_results *R = st->res;
-    if (st->triad_done || st->opt->no_floor) return;
+    if (st->triad_done || st->opt->no_floor || st->opt->ksp != ATA_KSP_CG) return;   /* the floor is CG's */
     st->triad_done = 1;
     char tag[32];
     progress_set("%s triad bandwidth, 1 and %d threads", step_tag(st, st->step, tag, sizeof tag), R->threads);
@@ -183,6 +183,8 @@ static void run_pcg(bench_state *st, const ata_csr *A, bench_run *r, const char 
     po.plan.traversal = o->traversal;
     po.keep_history = o->monitor;
     po.shift = o->shift;
+    po.method = o->ksp;
+    if (o->restart > 0) po.restart = o->restart;
     monitor_ctx mon = { label, cli_policy_name(r->policy), o->monitor && !o->quiet };
     if (mon.print || progress_active()) {   /* live, through the library's callback */
         po.monitor = monitor_line;
@@ -252,6 +254,9 @@ static void run_pcg(bench_state *st, const ata_csr *A, bench_run *r, const char 
     const bench_results *R = st->res;
     int cpu = serial || R->backend == ATA_BACKEND_CPU;
     double gbs = serial || R->threads <= 1 ? R->triad_gbs[0] : R->triad_gbs[1];
+    /* The floor models CG's iteration only (floor.c): none for BiCGStab
+     * and GMRES, whose vector operations it does not count. */
+    if (o->ksp != ATA_KSP_CG) cpu = 0;
     r->floor_bytes = cpu ? floor_pcg_bytes(A, o->pc, !serial, r->ninfo > 0 ? &r->info[0] : NULL,
                                            r->ninfo > 1 ? &r->info[1] : NULL) : NAN;
     r->floor_ms = cpu && gbs > 0 ? 1e3 * r->floor_bytes / (gbs * 1e9) : NAN;
@@ -555,8 +560,9 @@ static void fill_speedups(const bench_opts *o, bench_results *R, int mi)
  * "bcsstk13: PCG stopped (levelset, ca, la): indefinite preconditioner: ..." */
 static void report_failures(bench_state *st, const bench_matrix *m, const bench_run *runs, int nruns)
 {
-    const char *what = st->opt->cmd == CMD_PCG ? "PCG stopped" : st->opt->cmd == CMD_ILU0 ? "ILU0 failed"
-                                                                                        : "SpTRSV failed";
+    const char *what = st->opt->cmd == CMD_ILU0 ? "ILU0 failed" : st->opt->cmd == CMD_SPTRSV ? "SpTRSV failed"
+                     : st->opt->ksp == ATA_KSP_GMRES ? "GMRES stopped"
+                     : st->opt->ksp == ATA_KSP_BICGSTAB ? "BiCGStab stopped" : "PCG stopped";
     for (int k = 0; k < nruns; k++) {
         const bench_run *r = &runs[k];
         if (r->status == ATA_OK) continue;
@@ -605,7 +611,7 @@ static void run_matrix(bench_state *st, int mi)
         ata_csr_free(A);
         return;
     }
-    if (o->cmd == CMD_PCG && !m->symmetric)
+    if (o->cmd == CMD_PCG && o->ksp == ATA_KSP_CG && !m->symmetric)
         msg("%s: matrix is not symmetric; PCG expects a symmetric positive definite matrix", m->label);
 
     sptrsv_setup ss;

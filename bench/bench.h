@@ -60,6 +60,8 @@ typedef struct {
     int nrhs;               /* sptrsv: --nrhs (columns solved together) */
     int no_floor;           /* pcg: --no-floor (no triad, no floor columns) */
     int wide;               /* pcg: --wide (the full table, not the 100-column summary) */
+    ata_ksp ksp;            /* pcg: --ksp (default ATA_KSP_CG) */
+    int restart;            /* pcg: --restart (GMRES; 0: the library's default) */
 } bench_opts;
 
 /* One matrix of the run, after loading. */

@@ -23,7 +23,7 @@ typedef enum {
     O_MATRIX, O_GEN, O_POLICY, O_SERIAL, O_BACKEND, O_THREADS, O_S, O_R,
     O_TRAVERSAL, O_UPLO, O_DIAG, O_PC, O_REORDER, O_RTOL, O_MAXIT, O_MONITOR,
     O_REPS, O_CSV, O_JSON, O_PLOT, O_QUIET, O_HELP, O_VERSION,
-    O_SHIFT, O_NRHS, O_NO_FLOOR, O_WIDE
+    O_SHIFT, O_NRHS, O_NO_FLOOR, O_WIDE, O_KSP, O_RESTART
 } flag_id;
 
 typedef struct {
@@ -60,7 +60,11 @@ static const flag_def flags[] = {
       "use the stored diagonal (default) or an implied unit diagonal" },
     { O_NRHS, "--nrhs", "K", F_SPTRSV, NULL,
       "solve K right-hand sides together (ata_sptrsv_multi, columns\nb, 2b, .., Kb); the solve time reported is per column (default 1)" },
-    { O_PC, "--pc", "ilu0|ic0|jacobi|none", F_PCG, "pcg only (b = 1, x0 = 0):",
+    { O_KSP, "--ksp", "cg|bicgstab|gmres", F_PCG, "pcg only (b = 1, x0 = 0):",
+      "Krylov method (default cg; bcgs, PETSc's name, is bicgstab):\nCG for SPD matrices; BiCGStab and restarted GMRES(m) for any\nnonsingular matrix, right-preconditioned, as PETSc's KSPBCGS and\nKSPGMRES with -ksp_pc_side right" },
+    { O_RESTART, "--restart", "M", F_PCG, NULL,
+      "GMRES's restart length: Krylov vectors kept before a restart\n(default 30, PETSc's; the library accepts 1..1000); ignored by\ncg and bicgstab" },
+    { O_PC, "--pc", "ilu0|ic0|jacobi|none", F_PCG, NULL,
       "preconditioner (default ilu0)" },
     { O_PC, "--precond", "ilu0|ic0|jacobi|none", F_PCG, NULL,
       "same as --pc" },
@@ -69,7 +73,7 @@ static const flag_def flags[] = {
     { O_REORDER, "--reorder", "none|rcm|nd", F_PCG, NULL,
       "reordering before the factorisation: none (default), reverse\nCuthill-McKee, or METIS nested dissection" },
     { O_RTOL, "--rtol", "X", F_PCG, NULL,
-      "stop when ||b - Ax|| / ||b|| <= X (default 1e-6)" },
+      "stop when ||b - Ax|| / ||b|| <= X (default 1e-6; every method\nstops on the unpreconditioned residual)" },
     { O_MAXIT, "--maxit", "N", F_PCG, NULL,
       "iteration limit (default 2000)" },
     { O_MONITOR, "--monitor", NULL, F_PCG, NULL,
@@ -97,7 +101,8 @@ static const flag_def flags[] = {
 
 static const char *cmd_names[CMD_COUNT] = { "pcg", "sptrsv", "ilu0", "info" };
 static const char *cmd_help[CMD_COUNT] = {
-    "PCG (Saad Alg. 9.1) with ILU0 or IC0 preconditioning on the runtime",
+    "PCG (Saad Alg. 9.1) with ILU0 or IC0 preconditioning on the runtime;\n"
+    "--ksp bicgstab or gmres runs BiCGStab or GMRES(m) instead",
     "sparse triangular solve T x = b with b = T * ones, checked against\n"
     "the serial reference",
     "ILU0 factorisation on the runtime, checked against the serial reference",
@@ -166,7 +171,7 @@ void cli_usage(FILE *f)
 {
     fprintf(f, "Usage: %s COMMAND [flags]\n"
                "Benchmark of ATA (adaptive task aggregation): sparse triangular solve,\n"
-               "ILU0 and PCG on CPU threads, CUDA or HIP.\n\nCommands:\n", BENCH_NAME);
+               "ILU0 and Krylov solvers (PCG, BiCGStab, GMRES) on CPU threads, CUDA or HIP.\n\nCommands:\n", BENCH_NAME);
     for (int c = 0; c < CMD_COUNT; c++) {
         fprintf(f, "  %-8s ", cmd_names[c]);
         print_wrapped(f, cmd_help[c], 11);
@@ -218,10 +223,11 @@ void cli_usage(FILE *f)
                "backend runs them) over the triad bandwidth (a[i] = b[i] + s c[i], 3 x 64 MB,\n"
                "best of 3) measured in this run at the row's thread count (serial: 1);\n"
                "x floor = ms/it / floor (below 1 where the problem fits in the caches:\n"
-               "the triad is DRAM's bandwidth). peak RSS MB is getrusage's ru_maxrss\n"
-               "after the row: a process-wide high-water mark, so rows of one run share\n"
-               "it (each row shows the peak so far); run one policy per process for a\n"
-               "clean per-policy number.\n"
+               "the triad is DRAM's bandwidth). The model counts CG's operations: for\n"
+               "--ksp bicgstab and gmres both floor columns are '-'. peak RSS MB is\n"
+               "getrusage's ru_maxrss after the row: a process-wide high-water mark, so\n"
+               "rows of one run share it (each row shows the peak so far); run one policy\n"
+               "per process for a clean per-policy number.\n"
                "check (sptrsv, ilu0): max |x - x_ref| / max |x_ref| against the serial\n"
                "reference ata_ref_* (ilu0: over the factors' values); pull and ILU0 are\n"
                "expected bitwise equal (0), push within 1e-12; above 1e-8 the status is\n"
@@ -433,6 +439,14 @@ static int apply(bench_opts *o, const flag_def *d, const char *v, int *policy_gi
         if (ata_precond_from_name(v, &o->pc) != ATA_OK)
             return usage_error("%s: expected ilu0, ic0, jacobi or none, got '%s'", d->name, v);
         return 0;
+    case O_KSP:
+        if (ata_ksp_from_name(v, &o->ksp) != ATA_OK)
+            return usage_error("--ksp: expected cg, bicgstab (or bcgs) or gmres, got '%s'", v);
+        return 0;
+    case O_RESTART:
+        if (parse_int(v, 1, &o->restart))
+            return usage_error("--restart: expected a positive integer (GMRES's restart length), got '%s'", v);
+        return 0;
     case O_SHIFT:
         if (ata_shift_from_name(v, &o->shift) != ATA_OK)
             return usage_error("--shift: expected none, nonzero or positive-definite, got '%s'", v);
@@ -479,6 +493,7 @@ int cli_parse(int argc, char **argv, bench_opts *o)
     o->pc = ATA_PC_ILU0;
     o->reorder = ATA_REORDER_NONE;
     o->shift = ATA_SHIFT_NONE;
+    o->ksp = ATA_KSP_CG;
     o->nrhs = 1;
     o->argc = argc;
     o->argv = argv;

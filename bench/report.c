@@ -173,6 +173,21 @@ static void put_cell(FILE *f, const char *text, int width, int left, int last)
 
 static void report_title_narrow(FILE *f, const bench_results *R);
 
+/* The Krylov method as the title names it: PCG, BiCGStab, GMRES(m). */
+static const char *ksp_title(const bench_opts *o, char *b, size_t n)
+{
+    ata_pcg_options pc = ata_pcg_defaults();
+    if (o->ksp == ATA_KSP_GMRES) snprintf(b, n, "GMRES(%d)", o->restart > 0 ? o->restart : pc.restart);
+    else snprintf(b, n, "%s", o->ksp == ATA_KSP_BICGSTAB ? "BiCGStab" : "PCG");
+    return b;
+}
+
+/* The restart of a GMRES run (what the CSV and JSON show); 0 for the others. */
+static int ksp_restart(const bench_opts *o)
+{
+    return o->ksp != ATA_KSP_GMRES ? 0 : o->restart > 0 ? o->restart : ata_pcg_defaults().restart;
+}
+
 void report_title(FILE *f, const bench_results *R)
 {
     const bench_opts *o = R->opt;
@@ -194,8 +209,9 @@ void report_title(FILE *f, const bench_results *R)
     else fprintf(f, "backend %s, %d thread%s; ", ata_backend_name(R->backend), R->threads, R->threads == 1 ? "" : "s");
     if (o->cmd == CMD_PCG) {
         ata_pcg_options pc = ata_pcg_defaults();
-        fprintf(f, "%s-PCG, rtol %g, maxit %d, reorder %s, %s, S %s, b = 1, x0 = 0, median of %d\n",
-                ata_precond_name(o->pc), o->rtol > 0 ? o->rtol : pc.rtol, o->maxit > 0 ? o->maxit : pc.maxit,
+        char kt[32];
+        fprintf(f, "%s-%s, rtol %g, maxit %d, reorder %s, %s, S %s, b = 1, x0 = 0, median of %d\n",
+                ata_precond_name(o->pc), ksp_title(o, kt, sizeof kt), o->rtol > 0 ? o->rtol : pc.rtol, o->maxit > 0 ? o->maxit : pc.maxit,
                 ata_reorder_name(o->reorder), o->traversal == ATA_PUSH ? "push" : "pull", S, o->reps);
     } else if (o->cmd == CMD_SPTRSV) {
         fprintf(f, "%s triangle, %s diagonal, %s, S %s, b = T*1, median of %d solves\n",
@@ -207,7 +223,9 @@ void report_title(FILE *f, const bench_results *R)
     const bench_machine *M = &R->machine;
     fprintf(f, "commit %s, %s, host %s, %s (%d cores), load %.2f %.2f %.2f\n", M->commit, M->date, M->host,
             M->cpu, M->cores, M->load[0], M->load[1], M->load[2]);
-    if (o->cmd == CMD_PCG && !o->no_floor) {
+    if (o->cmd == CMD_PCG && !o->no_floor && o->ksp != ATA_KSP_CG) {
+        fprintf(f, "floor ms/it: none ('-'): the model counts CG's operations, not %s's\n", ata_ksp_name(o->ksp));
+    } else if (o->cmd == CMD_PCG && !o->no_floor) {
         fprintf(f, "floor ms/it: a model, not measured traffic: the compulsory bytes of one iteration (A, the L and U\n"
                    "  triangles as the plans store them, the vectors of each operation read or written once) over the\n"
                    "  triad bandwidth at the row's thread count: ");
@@ -305,14 +323,14 @@ static void report_title_narrow(FILE *f, const bench_results *R)
     const bench_opts *o = R->opt;
     ata_plan_options pd = ata_plan_defaults();
     ata_pcg_options pc = ata_pcg_defaults();
-    char line[1024], S[32], who[64];
+    char line[1024], S[32], who[64], kt[32];
     if (o->S) snprintf(S, sizeof S, "%d", o->S);
     else snprintf(S, sizeof S, "auto (R %g)", o->R > 0 ? o->R : pd.R);
     if (o->npolicies == 1 && o->policies[0] == POLICY_SERIAL) snprintf(who, sizeof who, "serial reference (no context)");
     else snprintf(who, sizeof who, "backend %s, %d thread%s", ata_backend_name(R->backend), R->threads,
                   R->threads == 1 ? "" : "s");
-    snprintf(line, sizeof line, "%s pcg: %s; %s-PCG, rtol %g, maxit %d, reorder %s, %s, S %s, b = 1, x0 = 0, "
-             "median of %d", BENCH_NAME, who, ata_precond_name(o->pc), o->rtol > 0 ? o->rtol : pc.rtol,
+    snprintf(line, sizeof line, "%s pcg: %s; %s-%s, rtol %g, maxit %d, reorder %s, %s, S %s, b = 1, x0 = 0, "
+             "median of %d", BENCH_NAME, who, ata_precond_name(o->pc), ksp_title(o, kt, sizeof kt), o->rtol > 0 ? o->rtol : pc.rtol,
              o->maxit > 0 ? o->maxit : pc.maxit, ata_reorder_name(o->reorder),
              o->traversal == ATA_PUSH ? "push" : "pull", S, o->reps);
     put_wrapped(f, 0, line);
@@ -320,7 +338,11 @@ static void report_title_narrow(FILE *f, const bench_results *R)
     snprintf(line, sizeof line, "commit %s, %s, host %s, %s (%d cores), load %.2f %.2f %.2f", M->commit, M->date,
              M->host, M->cpu, M->cores, M->load[0], M->load[1], M->load[2]);
     put_wrapped(f, 0, line);
-    if (!o->no_floor) {
+    if (!o->no_floor && o->ksp != ATA_KSP_CG) {
+        snprintf(line, sizeof line, "x floor: none ('-'): the floor model counts CG's operations, not %s's",
+                 ata_ksp_name(o->ksp));
+        put_wrapped(f, 0, line);
+    } else if (!o->no_floor) {
         int n = snprintf(line, sizeof line, "x floor = ms/it / floor, the floor a model: the compulsory bytes of "
                          "an iteration over the triad bandwidth");
         if (isfinite(R->triad_gbs[0])) {
@@ -621,6 +643,14 @@ static void collect_run(const bench_results *R, const bench_run *u, record *r)
     add_s(r, "cpu", M->cpu);
     add_s(r, "source", m->source);
     add_s(r, "message", u->msg);
+    /* Appended after the free text (every earlier column keeps its place;
+     * these two never hold a comma, so a comma-splitting reader can count
+     * them from the end of the line): pcg's Krylov method and GMRES's
+     * restart (0 for cg and bicgstab); pcg only. */
+    if (o->cmd == CMD_PCG) {
+        add_s(r, "ksp", ata_ksp_name(o->ksp));
+        add_i(r, "restart", ksp_restart(o));
+    }
 }
 
 static void collect_info(const bench_results *R, int mi, int t, record *r)
@@ -811,7 +841,9 @@ int report_json(const char *path, const bench_results *R)
             traversal_name(o->traversal), o->uplo == ATA_LOWER ? "lower" : "upper",
             o->diag == ATA_UNIT ? "unit" : "nonunit", ata_precond_name(o->pc), ata_reorder_name(o->reorder));
     json_num(f, o->rtol > 0 ? o->rtol : pc.rtol);
-    fprintf(f, ", \"maxit\": %d, \"reps\": %d},\n  \"matrices\": [", o->maxit > 0 ? o->maxit : pc.maxit, o->reps);
+    fprintf(f, ", \"maxit\": %d, \"reps\": %d", o->maxit > 0 ? o->maxit : pc.maxit, o->reps);
+    if (o->cmd == CMD_PCG) fprintf(f, ", \"ksp\": \"%s\", \"restart\": %d", ata_ksp_name(o->ksp), ksp_restart(o));
+    fprintf(f, "},\n  \"matrices\": [");
     int firstm = 1;
     for (int i = 0; i < R->nmats; i++) {
         const bench_matrix *m = &R->mats[i];

@@ -134,6 +134,7 @@ static const char *all_flags[] = {
     "--matrix", "--gen", "--policy", "--serial", "--backend", "--threads", "--S", "--R", "--traversal",
     "--uplo", "--diag", "--pc", "--reorder", "--rtol", "--maxit", "--monitor", "--reps", "--csv", "--json",
     "--plot", "--quiet", "--help", "--version", "--precond", "--shift", "--nrhs", "--no-floor", "--wide",
+    "--ksp", "--restart",
 };
 
 static void test_help_lists_every_flag(void **state)
@@ -171,7 +172,8 @@ static void test_listed_flags_are_accepted(void **state)
         "pcg --reorder rcm", "pcg --rtol 1e-8", "pcg --maxit 10", "pcg --monitor", "ilu0 --reps 2",
         "info --csv x.csv", "info --json x.json", "info --plot x.svg", "pcg --quiet", "pcg --policy=all",
         "pcg --pc jacobi", "pcg --precond ic0", "pcg --shift positive-definite", "pcg --shift nonzero",
-        "sptrsv --nrhs 4", "pcg --no-floor", "pcg --wide",
+        "sptrsv --nrhs 4", "pcg --no-floor", "pcg --wide", "pcg --ksp cg", "pcg --ksp bicgstab",
+        "pcg --ksp bcgs", "pcg --ksp gmres", "pcg --ksp=GMRES", "pcg --restart 10",
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char args[256];
@@ -237,6 +239,17 @@ static void test_bad_values(void **state)
     expect_usage_error("info --policy ca --gen lap2d:4", "--policy");
     expect_usage_error("info", "info");                    /* no input */
     expect_usage_error("pcg --serial --policy ca", "--serial");
+    /* --ksp: a usage error that names the flag and every choice */
+    static const char *ksp_words[] = { "--ksp", "nonsense", "cg", "bicgstab", "gmres" };
+    for (size_t k = 0; k < sizeof ksp_words / sizeof ksp_words[0]; k++)
+        expect_usage_error("pcg --ksp nonsense", ksp_words[k]);
+    expect_usage_error("pcg --ksp", "--ksp");              /* missing value */
+    expect_usage_error("pcg --ksp ''", "--ksp");
+    expect_usage_error("pcg --restart 0", "--restart");
+    expect_usage_error("pcg --restart -5", "--restart");
+    expect_usage_error("pcg --restart 3x", "--restart");
+    expect_usage_error("sptrsv --ksp gmres", "--ksp");     /* pcg only */
+    expect_usage_error("ilu0 --restart 10", "--restart");
 }
 
 static void test_missing_file(void **state)
@@ -284,14 +297,25 @@ static void test_bad_matrix_files(void **state)
     assert_true(n > 0);
 }
 
-/* The value of column `name` in CSV line `line` (no quoted fields). */
+/* Length of the CSV field at p: up to the next unquoted comma or the end of
+ * the line (a quoted field may hold commas and doubled quotes). */
+static size_t csv_span(const char *p)
+{
+    if (*p != '"') return strcspn(p, ",\n");
+    const char *q = p + 1;
+    while (*q && !(*q == '"' && q[1] != '"')) q += *q == '"' ? 2 : 1;
+    return (size_t)(q - p) + (*q == '"');
+}
+
+/* The value of column `name` in CSV line `line` (a quoted value is given
+ * with its quotes; the header has none). */
 static int csv_field(const char *header, const char *line, const char *name, char *out, size_t n)
 {
     int col = 0, want = -1;
     const char *p = header;
     size_t len = strlen(name);
     while (*p && *p != '\n') {
-        size_t w = strcspn(p, ",\n");
+        size_t w = csv_span(p);
         if (w == len && !strncmp(p, name, len)) want = col;
         col++;
         p += w;
@@ -300,10 +324,10 @@ static int csv_field(const char *header, const char *line, const char *name, cha
     if (want < 0) return -1;
     p = line;
     for (int c = 0; c < want && *p && *p != '\n'; c++) {
-        p += strcspn(p, ",\n");
+        p += csv_span(p);
         if (*p == ',') p++;
     }
-    size_t w = strcspn(p, ",\n");
+    size_t w = csv_span(p);
     snprintf(out, n, "%.*s", (int)w, p);
     return 0;
 }
@@ -541,6 +565,97 @@ static void test_sptrsv_ilu0_info_runs(void **state)
 
 /* A breakdown is a row with its reason, one line on stderr, exit 1, and
  * the other policies still run. */
+/* --ksp reaches the library and every report names the method. Until
+ * BiCGStab and GMRES are built (issue 23), the library answers
+ * ATA_ERR_UNSUPPORTED: the run must then fail cleanly (exit 1, status
+ * 'unsupported', one stderr line naming the method), like any failed solve.
+ * Once they are built the same test passes with status 'ok' (exit 0, a
+ * converged residual): either is accepted, but the ksp and restart columns
+ * must name what was asked in both cases, and nothing else is. That the
+ * method and the restart reach the solver: today the library's own message
+ * names the method; once built, GMRES(1) must take more iterations than
+ * GMRES(30) (or not converge), which CG run in its place would not. */
+static void test_pcg_ksp(void **state)
+{
+    (void)state;
+    static const struct { const char *arg, *ksp, *title; int restart; } cases[] = {
+        { "", "cg", "ilu0-PCG", 0 },
+        { "--ksp gmres", "gmres", "ilu0-GMRES(30)", 30 },
+        { "--ksp gmres --restart 7", "gmres", "ilu0-GMRES(7)", 7 },
+        { "--ksp bicgstab", "bicgstab", "ilu0-BiCGStab", 0 },
+        { "--ksp bcgs --restart 7", "bicgstab", "ilu0-BiCGStab", 0 },   /* PETSc's name; restart ignored */
+        { "--ksp gmres --restart 1", "gmres", "ilu0-GMRES(1)", 1 },
+    };
+    int its_ok[2] = { -1, -1 };         /* lap2d:20 serial row: GMRES(30), GMRES(1) (-2: not converged) */
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        int gm = !strcmp(cases[k].arg, "--ksp gmres") ? 0 : cases[k].restart == 1 ? 1 : -1;
+        char args[1200];
+        snprintf(args, sizeof args, "pcg --gen lap2d:20,circuit:300 %s --policy serial,levelset --backend cpu "
+                 "--threads 2 --no-floor --csv '%s' --json '%s'", cases[k].arg, tmp_path("ksp.csv"), tmp_path("ksp.json"));
+        unlink(tmp_path("ksp.csv"));
+        run_result r = run(args);
+        if (!strstr(r.out, cases[k].title)) fail_msg("ata-bench %s: the summary does not name %s:\n%s", args,
+                                                     cases[k].title, r.out);
+        char *csv = slurp(tmp_path("ksp.csv"));
+        char *lines[8];
+        int nl = split_lines(csv, lines, 8);
+        if (nl != 5) fail_msg("ata-bench %s: %d CSV lines, expected 5 (exit %d, stderr %s)", args, nl, r.rc, r.err);
+        /* the new columns come after every existing one */
+        const char *tail = strstr(lines[0], ",message,ksp,restart");
+        if (!tail || tail[strlen(",message,ksp,restart")]) fail_msg("CSV header does not end in message,ksp,restart: %s", lines[0]);
+        int unsupported = 0, notconv = 0;
+        for (int row = 1; row < nl; row++) {
+            char v[64], st[64], its[32], rr[64], want[16];
+            csv_field(lines[0], lines[row], "ksp", v, sizeof v);
+            if (strcmp(v, cases[k].ksp)) fail_msg("%s: row %d: ksp '%s', expected %s", args, row, v, cases[k].ksp);
+            csv_field(lines[0], lines[row], "restart", v, sizeof v);
+            snprintf(want, sizeof want, "%d", cases[k].restart);
+            if (strcmp(v, want)) fail_msg("%s: row %d: restart '%s', expected %s", args, row, v, want);
+            csv_field(lines[0], lines[row], "status", st, sizeof st);
+            csv_field(lines[0], lines[row], "iterations", its, sizeof its);
+            csv_field(lines[0], lines[row], "true_relres", rr, sizeof rr);
+            if (!strcmp(st, "ok")) {
+                /* rtol 1e-6 on the solver's residual (recurrence, GMRES's
+                 * least-squares estimate); the recomputed one within 10x */
+                if (atoi(its) < 1 || !(strtod(rr, NULL) <= 1e-5))
+                    fail_msg("%s: row %d: ok with %s iterations, true relres %s", args, row, its, rr);
+                if (gm >= 0 && row == 1) its_ok[gm] = atoi(its);
+            } else if (gm == 1 && !strcmp(st, "not_converged")) {
+                notconv++;
+                if (row == 1) its_ok[gm] = -2;
+            } else if (!strcmp(st, "unsupported") && strcmp(cases[k].ksp, "cg")) {
+                unsupported++;
+                csv_field(lines[0], lines[row], "message", v, sizeof v);
+                if (!strstr(v, cases[k].ksp)) fail_msg("%s: row %d: message '%s' does not name %s", args, row, v,
+                                                       cases[k].ksp);
+            } else {
+                fail_msg("%s: row %d: status '%s' (expected ok%s)", args, row, st,
+                         strcmp(cases[k].ksp, "cg") ? " or unsupported" : "");
+            }
+        }
+        if (unsupported) {
+            if (r.rc != 1 || !strstr(r.err, "unsupported") || !strstr(r.err, cases[k].ksp))
+                fail_msg("%s: unsupported rows: expected exit 1 and stderr naming it; exit %d, stderr:\n%s", args, r.rc, r.err);
+        } else if (r.rc != (notconv ? 1 : 0)) {
+            fail_msg("%s: %s but exit %d, stderr:\n%s", args, notconv ? "rows not converged" : "every row ok", r.rc, r.err);
+        }
+        free(csv);
+        /* JSON: the settings and every result name the method */
+        char *json = slurp(tmp_path("ksp.json"));
+        char needle[64];
+        snprintf(needle, sizeof needle, "\"ksp\": \"%s\", \"restart\": %d}", cases[k].ksp, cases[k].restart);
+        if (!strstr(json, needle)) fail_msg("%s: JSON settings lack %s", args, needle);
+        snprintf(needle, sizeof needle, "\"ksp\": \"%s\"", cases[k].ksp);
+        int n = 0;
+        for (const char *p = json; (p = strstr(p, needle)); p++) n++;
+        if (n != 5) fail_msg("%s: JSON names %s %d times, expected 5 (settings + 4 results)", args, cases[k].ksp, n);
+        free(json);
+        run_free(&r);
+    }
+    if (its_ok[0] > 0 && its_ok[1] != -1 && its_ok[1] != -2 && its_ok[1] <= its_ok[0])
+        fail_msg("GMRES(1) took %d iterations, GMRES(30) %d: the restart does not reach the solver", its_ok[1], its_ok[0]);
+}
+
 static void test_failed_solve_is_reported(void **state)
 {
     (void)state;
@@ -774,6 +889,7 @@ int main(void)
         cmocka_unit_test(test_pcg_floor_columns),
         cmocka_unit_test(test_monitor_and_serial),
         cmocka_unit_test(test_sptrsv_ilu0_info_runs),
+        cmocka_unit_test(test_pcg_ksp),
         cmocka_unit_test(test_failed_solve_is_reported),
         cmocka_unit_test(test_pcg_summary),
         cmocka_unit_test(test_progress_line),

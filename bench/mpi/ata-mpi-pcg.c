@@ -10,7 +10,12 @@
  * the level order of the part's lower-triangular DAG: the order ATA's
  * solves run in; the same ILU(0) for a symmetric pattern), and sends each
  * rank its rows; the matrix is
- * then a PETSc MPIAIJ matrix. KSPCG, b = 1, x0 = 0, rtol 1e-6. One row per
+ * then a PETSc MPIAIJ matrix. KSPCG (--ksp cg, the default), or KSPBCGS /
+ * KSPGMRES (--ksp bcgs|gmres, GMRES restart --restart M, default 30) with
+ * right preconditioning and the unpreconditioned residual norm, the
+ * criterion of ATA's BiCGStab and GMRES; b = 1, x0 = 0, rtol 1e-6. A
+ * nonsymmetric matrix is taken as it is (the partition is made on the graph
+ * of A + A^T, the matrix is not changed). One row per
  * matrix x partition x solver: iterations, setup (KSPSetUp and the block
  * factorisations), solve time and time per iteration (slowest rank), edge
  * cut, imbalance, the true relative residual in the original numbering, and
@@ -47,6 +52,8 @@ typedef struct {
     double rtol;
     int maxit, reps, quiet;
     const char *csv, *json;
+    ata_ksp ksp;            /* --ksp: cg (default), bcgs, gmres */
+    int restart;            /* --restart: GMRES's restart length (default 30) */
 } opts_t;
 
 typedef struct {
@@ -57,6 +64,8 @@ typedef struct {
     double imbalance;
     int its;
     char reason[40];
+    char ksp[16];
+    int restart;            /* GMRES's; 0 for cg and bcgs */
     double setup_s, solve_s, per_it_s, relres, xdiff;
     double cpu_per_it_s;    /* process CPU time of the solve per iteration (slowest rank) */
     double rss_max_mb, rss_sum_mb;  /* peak RSS (ru_maxrss) after the row: largest rank, all ranks */
@@ -73,6 +82,11 @@ static int usage(FILE *f, int rc)
             "  --order ORDER     natural (default) or level: rows of a part in their old order, or in the level\n"
             "                    order of the part's lower-triangular DAG\n"
             "  --pc TYPE         bjacobi (default; sub-ILU(0)), ilu (one rank only), jacobi (no factorisation)\n"
+            "  --ksp METHOD      cg (default; KSPCG), bcgs (or bicgstab; KSPBCGS) or gmres (KSPGMRES); bcgs and gmres\n"
+            "                    with right preconditioning and the unpreconditioned norm (KSPSetPCSide PC_RIGHT,\n"
+            "                    KSP_NORM_UNPRECONDITIONED), as ATA's; the same Krylov method for both --solver values\n"
+            "                    (--solver picks who factors and solves the sub-ILU(0), PETSc always iterates)\n"
+            "  --restart M       GMRES's restart length (default 30, PETSc's; KSPGMRESSetRestart)\n"
             "  --rtol R          relative residual (default 1e-6)\n"
             "  --maxit N         iteration limit (default 5000)\n"
             "  --reps N          solves per row, fastest kept (default 1)\n"
@@ -80,8 +94,15 @@ static int usage(FILE *f, int rc)
             "peak RSS (rss_max_MB, rss_sum_MB): getrusage's ru_maxrss after the row, the largest rank's and the sum over\n"
             "ranks: a process-wide high-water mark, shared by the earlier rows of the run (one row per run for a\n"
             "clean number); rank 0 also holds the whole input matrix it generated or read and distributed.\n"
+            "PETSc options after ours override these settings (e.g. -ksp_type, -ksp_pc_side, -ksp_norm_type).\n"
             "ATA's options are PETSc options: -mat_ata_policy, -mat_ata_backend, -mat_ata_threads, -mat_ata_S, -mat_ata_device.\n");
     return rc;
+}
+
+/* The method under PETSc's name (KSPType): cg, bcgs, gmres. */
+static const char *ksp_petsc_name(ata_ksp k)
+{
+    return k == ATA_KSP_GMRES ? "gmres" : k == ATA_KSP_BICGSTAB ? "bcgs" : "cg";
 }
 
 static int split_list(char *s, const char **out)
@@ -101,6 +122,8 @@ static int parse(int *argc, char **argv, opts_t *o)
     o->rtol = 1e-6;
     o->maxit = 5000;
     o->reps = 1;
+    o->ksp = ATA_KSP_CG;
+    o->restart = 30;
     for (int i = 1; i < *argc; i++) {
         const char *a = argv[i], *v = i + 1 < *argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout, 0) - 1;
@@ -121,6 +144,20 @@ static int parse(int *argc, char **argv, opts_t *o)
                 return 2;
             }
             o->level_order = !strcmp(v, "level");
+        }
+        else if (!strcmp(a, "--ksp")) {
+            if (ata_ksp_from_name(v, &o->ksp) != ATA_OK) {
+                fprintf(stderr, "ata-mpi-pcg: --ksp %s: expected cg, bcgs (or bicgstab) or gmres\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--restart")) {
+            char *end;
+            long r = strtol(v, &end, 10);
+            if (end == v || *end || r < 1 || r > 100000) {
+                fprintf(stderr, "ata-mpi-pcg: --restart %s: expected a positive integer\n", v);
+                return 2;
+            }
+            o->restart = (int)r;
         }
         else if (!strcmp(a, "--rtol")) o->rtol = atof(v);
         else if (!strcmp(a, "--maxit")) o->maxit = atoi(v);
@@ -340,7 +377,7 @@ static double cpu_now(void)
 }
 
 static PetscErrorCode solve_once(Mat A, Vec b, Vec x, const opts_t *o, const char *solver, int *its,
-                                 KSPConvergedReason *reason, double *setup_s, double *solve_s, double *cpu_s)
+                                 KSPConvergedReason *reason, double *setup_s, double *solve_s, double *cpu_s, row_t *r)
 {
     KSP ksp;
     PC pc;
@@ -349,7 +386,12 @@ static PetscErrorCode solve_once(Mat A, Vec b, Vec x, const opts_t *o, const cha
     PetscCall(VecSet(x, 0.0));
     PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
     PetscCall(KSPSetOperators(ksp, A, A));
-    PetscCall(KSPSetType(ksp, KSPCG));
+    PetscCall(KSPSetType(ksp, o->ksp == ATA_KSP_GMRES ? KSPGMRES : o->ksp == ATA_KSP_BICGSTAB ? KSPBCGS : KSPCG));
+    if (o->ksp != ATA_KSP_CG) { /* as ATA's: right-preconditioned, stopping on ||b - A x|| / ||b|| */
+        PetscCall(KSPSetPCSide(ksp, PC_RIGHT));
+        PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
+    }
+    if (o->ksp == ATA_KSP_GMRES) PetscCall(KSPGMRESSetRestart(ksp, o->restart));
     PetscCall(KSPSetTolerances(ksp, o->rtol, PETSC_DEFAULT, PETSC_DEFAULT, o->maxit));
     PetscCall(KSPGetPC(ksp, &pc));
     PetscCall(PCSetType(pc, o->pc));
@@ -380,6 +422,16 @@ static PetscErrorCode solve_once(Mat A, Vec b, Vec x, const opts_t *o, const cha
     PetscCall(KSPGetIterationNumber(ksp, &k));
     PetscCall(KSPGetConvergedReason(ksp, reason));
     *its = (int)k;
+    { /* the method that ran (PETSc options may have changed it): the row's ksp and restart */
+        KSPType type;
+        PetscBool gmres;
+        PetscInt m = 0;
+        PetscCall(KSPGetType(ksp, &type));
+        PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPGMRES, &gmres));
+        if (gmres) PetscCall(KSPGMRESGetRestart(ksp, &m));
+        snprintf(r->ksp, sizeof r->ksp, "%s", type);
+        r->restart = (int)m;
+    }
     PetscCall(KSPDestroy(&ksp));
     PetscFunctionReturn(0);
 }
@@ -400,16 +452,19 @@ static PetscErrorCode peak_rss(double *mx, double *sum)
 /* ------------------------------------------------------------------ */
 static void print_header(void)
 {
-    printf("%-24s %9s %10s %3s %-9s %-7s %8s %6s %-6s %6s %-22s %9s %9s %10s %9s %9s %10s %11s %11s\n", "matrix", "n", "nnz", "P",
+    printf("%-24s %9s %10s %3s %-9s %-7s %8s %6s %-6s %6s %-22s %9s %9s %10s %9s %9s %10s %11s %11s %-9s\n", "matrix", "n", "nnz", "P",
            "partition", "order", "cut", "imbal", "solver", "its", "reason", "setup_s", "solve_s", "us/it", "relres", "xdiff",
-           "cpu_us/it", "rss_max_MB", "rss_sum_MB");
+           "cpu_us/it", "rss_max_MB", "rss_sum_MB", "ksp");
 }
 
 static void print_row(const row_t *r)
 {
-    printf("%-24.24s %9d %10d %3d %-9s %-7s %8lld %6.3f %-6s %6d %-22s %9.4f %9.4f %10.2f %9.2e %9.2e %10.2f %11.1f %11.1f\n", r->matrix, r->n,
+    char k[32];
+    if (r->restart) snprintf(k, sizeof k, "%s(%d)", r->ksp, r->restart);
+    else snprintf(k, sizeof k, "%s", r->ksp);
+    printf("%-24.24s %9d %10d %3d %-9s %-7s %8lld %6.3f %-6s %6d %-22s %9.4f %9.4f %10.2f %9.2e %9.2e %10.2f %11.1f %11.1f %-9s\n", r->matrix, r->n,
            r->nnz, r->P, r->partition, r->order, r->cut, r->imbalance, r->solver, r->its, r->reason, r->setup_s, r->solve_s,
-           r->per_it_s * 1e6, r->relres, r->xdiff, r->cpu_per_it_s * 1e6, r->rss_max_mb, r->rss_sum_mb);
+           r->per_it_s * 1e6, r->relres, r->xdiff, r->cpu_per_it_s * 1e6, r->rss_max_mb, r->rss_sum_mb, k);
     fflush(stdout);
 }
 
@@ -417,12 +472,12 @@ static int write_csv(const char *path, const row_t *R, int nr)
 {
     FILE *f = fopen(path, "w");
     if (!f) { fprintf(stderr, "ata-mpi-pcg: --csv %s: cannot write\n", path); return -1; }
-    fprintf(f, "matrix,n,nnz,P,partition,order,cut,imbalance,solver,iterations,reason,setup_s,solve_s,time_per_iteration_s,relres,xdiff,cpu_time_per_iteration_s,rss_max_mb,rss_sum_mb\n");
+    fprintf(f, "matrix,n,nnz,P,partition,order,cut,imbalance,solver,iterations,reason,setup_s,solve_s,time_per_iteration_s,relres,xdiff,cpu_time_per_iteration_s,rss_max_mb,rss_sum_mb,ksp,restart\n");
     for (int i = 0; i < nr; i++) {
         const row_t *r = &R[i];
-        fprintf(f, "\"%s\",%d,%d,%d,%s,%s,%lld,%.6g,%s,%d,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", r->matrix, r->n, r->nnz, r->P,
+        fprintf(f, "\"%s\",%d,%d,%d,%s,%s,%lld,%.6g,%s,%d,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%d\n", r->matrix, r->n, r->nnz, r->P,
                 r->partition, r->order, r->cut, r->imbalance, r->solver, r->its, r->reason, r->setup_s, r->solve_s, r->per_it_s,
-                r->relres, r->xdiff, r->cpu_per_it_s, r->rss_max_mb, r->rss_sum_mb);
+                r->relres, r->xdiff, r->cpu_per_it_s, r->rss_max_mb, r->rss_sum_mb, r->ksp, r->restart);
     }
     return fclose(f) ? -1 : 0;
 }
@@ -431,17 +486,18 @@ static int write_json(const char *path, const row_t *R, int nr, const opts_t *o)
 {
     FILE *f = fopen(path, "w");
     if (!f) { fprintf(stderr, "ata-mpi-pcg: --json %s: cannot write\n", path); return -1; }
-    fprintf(f, "{\n  \"command\": \"ata-mpi-pcg\",\n  \"pc\": \"%s\",\n  \"rtol\": %g,\n  \"runs\": [\n", o->pc, o->rtol);
+    fprintf(f, "{\n  \"command\": \"ata-mpi-pcg\",\n  \"pc\": \"%s\",\n  \"rtol\": %g,\n  \"ksp\": \"%s\",\n  \"restart\": %d,\n  \"runs\": [\n",
+            o->pc, o->rtol, ksp_petsc_name(o->ksp), o->ksp == ATA_KSP_GMRES ? o->restart : 0);
     for (int i = 0; i < nr; i++) {
         const row_t *r = &R[i];
         fprintf(f,
                 "    {\"matrix\": \"%s\", \"n\": %d, \"nnz\": %d, \"P\": %d, \"partition\": \"%s\", \"order\": \"%s\", \"cut\": %lld, "
                 "\"imbalance\": %.6g, \"solver\": \"%s\", \"iterations\": %d, \"reason\": \"%s\", \"setup_s\": %.6g, "
                 "\"solve_s\": %.6g, \"time_per_iteration_s\": %.6g, \"relres\": %.6g, \"xdiff\": %.6g, \"cpu_time_per_iteration_s\": %.6g, "
-                "\"rss_max_mb\": %.6g, \"rss_sum_mb\": %.6g}%s\n",
+                "\"rss_max_mb\": %.6g, \"rss_sum_mb\": %.6g, \"ksp\": \"%s\", \"restart\": %d}%s\n",
                 r->matrix, r->n, r->nnz, r->P, r->partition, r->order, r->cut, r->imbalance, r->solver, r->its, r->reason,
                 r->setup_s, r->solve_s, r->per_it_s, r->relres, r->xdiff, r->cpu_per_it_s, r->rss_max_mb, r->rss_sum_mb,
-                i + 1 < nr ? "," : "");
+                r->ksp, r->restart, i + 1 < nr ? "," : "");
     }
     fprintf(f, "  ]\n}\n");
     return fclose(f) ? -1 : 0;
@@ -529,7 +585,7 @@ static PetscErrorCode run_matrix(const opts_t *o, int in, row_t *rows, int *nrow
             }
             for (int rep = 0; rep < o->reps; rep++) {
                 double su = 0, so = 0, cs = 0;
-                PetscCall(solve_once(M, b, x, o, o->solvers[s], &r->its, &reason, &su, &so, &cs));
+                PetscCall(solve_once(M, b, x, o, o->solvers[s], &r->its, &reason, &su, &so, &cs, r));
                 r->setup_s = su < r->setup_s ? su : r->setup_s;
                 r->solve_s = so < r->solve_s ? so : r->solve_s;
                 r->cpu_per_it_s = cs < r->cpu_per_it_s ? cs : r->cpu_per_it_s; /* whole solve, divided below */

@@ -90,12 +90,35 @@ bench_check "lap3d ilu" 1 1e-10 converged --pc ilu --partition block --gen lap3d
 bench_check "lap3d bjacobi" 2 1e-10 converged --partition block --gen lap3d:16
 bench_check "lap3d bjacobi" 4 1e-10 converged --gen lap3d:12 --partition metis
 bench_check "lap3d bjacobi, level order" 2 1e-10 converged --partition block --order level --gen lap3d:16
+# --ksp: KSPBCGS / KSPGMRES, right-preconditioned, as the CSV's ksp and
+# restart columns (the method PETSc ran, from KSPGetType) say.
+ksp_cols() { # want-ksp want-restart: every row of the last bench_check's CSV
+  awk -F, -v k="$1" -v m="$2" 'NR > 1 { rows++; if ($(NF - 1) != k || $NF != m) { print "  ksp " $(NF - 1) " restart " $NF; bad = 1 } }
+      END { if (!rows) print "  no rows"; exit bad || !rows }' "$tmp/b.csv"
+}
+bench_check "lap3d bcgs ilu" 1 1e-10 converged --ksp bcgs --pc ilu --partition block --gen lap3d:16
+if out=$(ksp_cols bcgs 0); then ok "ata-mpi-pcg --ksp bcgs: ksp column bcgs"; else bad "ata-mpi-pcg --ksp bcgs: ksp column" "$out"; fi
+bench_check "lap3d gmres(20) bjacobi" 2 1e-10 converged --ksp gmres --restart 20 --partition block --gen lap3d:16
+if out=$(ksp_cols gmres 20); then ok "ata-mpi-pcg --ksp gmres --restart 20: ksp column gmres, restart 20"
+else bad "ata-mpi-pcg --ksp gmres --restart 20: ksp, restart columns" "$out"; fi
+out=$(mpi 1 "$bench" --quiet --solver petsc --pc ilu --partition block --gen lap3d:6 --ksp gmres --restart 12 -ksp_view 2>&1)
+if echo "$out" | grep -q "restart=12" && echo "$out" | grep -q "right preconditioning" && \
+   echo "$out" | grep -q "UNPRECONDITIONED norm"; then ok "ata-mpi-pcg --ksp gmres: restart 12, right preconditioning, unpreconditioned norm"
+else bad "ata-mpi-pcg --ksp gmres -ksp_view" "$out"; fi
+for a in "--ksp nonsense" "--restart 0"; do
+  out=$("$bench" $a 2>&1); rc=$?
+  if [ $rc -eq 2 ] && echo "$out" | grep -q -- "${a% *}"; then ok "ata-mpi-pcg $a: usage error"
+  else bad "ata-mpi-pcg $a: expected exit 2 naming ${a% *}, got $rc" "$out"; fi
+done
 if [ -d "$mats" ]; then
   bench_check "SPD ilu" 1 1e-10 converged --pc ilu --partition block --matrix "$mats/494_bus.mtx" --matrix "$mats/1138_bus.mtx" --matrix "$mats/pts5ldd03.mtx"
   bench_check "SPD bjacobi" 2 1e-10 converged --partition metis --matrix "$mats/494_bus.mtx" --matrix "$mats/1138_bus.mtx"
   # an indefinite ILU(0): both stop on it after the same iterations
   bench_check "indefinite ilu" 1 1e-8 any --pc ilu --partition block --matrix "$mats/bcsstk13.mtx" --matrix "$mats/LFAT5.mtx"
   bench_check "indefinite bjacobi" 2 1e-8 any --partition metis --matrix "$mats/bcsstk13.mtx"
+  # nonsymmetric, taken as it is (not refused, not symmetrised): GMRES with
+  # ATA's ILU(0) and PETSc's, the same iterations
+  bench_check "nonsymmetric gmres ilu" 1 1e-8 converged --ksp gmres --pc ilu --partition block --matrix "$mats/olm1000.mtx"
   # a missing diagonal: PETSc's ILU(0) is an error; ATA's a failed PC
   out=$(mpi 1 "$bench" --solver ata --pc ilu --partition block --matrix "$mats/adder_dcop_05.mtx" -mat_ata_threads 1 2>&1)
   if echo "$out" | grep -q "DIVERGED_PC_FAILED"; then ok "missing diagonal: DIVERGED_PC_FAILED"
