@@ -39,7 +39,7 @@ static const flag_def flags[] = {
     { O_MATRIX, "--matrix", "FILE[,FILE..]", F_ALL, "Input, all commands (repeatable; default --gen lap3d:100, except info):",
       "matrix file: Matrix Market .mtx or .mtx.gz, Rutherford-Boeing\n.rb/.rua/.rsa, or a SuiteSparse .tar.gz archive" },
     { O_GEN, "--gen", "SPEC", F_ALL, NULL,
-      "generated matrix: lap2d:NX[xNY] (5-point), lap3d:N[xNYxNZ]\n(7-point), lap3d27:N, circuit:N; add ,perm=SEED for a random\nsymmetric permutation; several specs may be joined with commas" },
+      "generated matrix: lap2d:NX[xNY] (5-point), lap3d:N[xNYxNZ]\n(7-point), lap3d27:N, convdiff:N (3D upwind convection-diffusion,\nnonsymmetric), circuit:N; add ,perm=SEED for a random\nsymmetric permutation; several specs may be joined with commas" },
     { O_POLICY, "--policy", "LIST", F_SOLVE, "Runtime (pcg, sptrsv, ilu0):",
       "comma list of the policies listed under 'Policies' below, serial\n(the serial baseline), or all (every policy not marked GPU only,\nplus vendor on a GPU backend); default ca. Several policies are\ncompared in one run" },
     { O_SERIAL, "--serial", NULL, F_SOLVE, NULL,
@@ -303,7 +303,7 @@ static int add_input(bench_opts *o, const char *text, int is_gen)
  * last word (a spec it rejects is a run failure naming the spec). */
 static int gen_spec_ok(const char *s)
 {
-    static const char *kinds[] = { "lap2d:", "lap3d:", "lap3d27:", "circuit:" };
+    static const char *kinds[] = { "lap2d:", "lap3d:", "lap3d27:", "convdiff:", "circuit:" };
     for (int i = 0; i < 4; i++) {
         size_t k = strlen(kinds[i]);
         if (!strncmp(s, kinds[i], k)) return s[k] >= '1' && s[k] <= '9';
@@ -366,7 +366,7 @@ static int parse_gen(bench_opts *o, const char *value)
         } else {
             if (spec) {
                 if (!gen_spec_ok(spec)) rc = usage_error("--gen: bad spec '%s' (expected lap2d:NX[xNY], "
-                                                         "lap3d:N[xNYxNZ], lap3d27:N or circuit:N, optionally ,perm=SEED)", spec);
+                                                         "lap3d:N[xNYxNZ], lap3d27:N, convdiff:N or circuit:N, optionally ,perm=SEED)", spec);
                 else if (add_input(o, spec, 1)) rc = usage_error("out of memory");
             }
             spec = p;
@@ -376,7 +376,7 @@ static int parse_gen(bench_opts *o, const char *value)
     if (!rc) {
         if (!spec || !*spec || !gen_spec_ok(spec))
             rc = usage_error("--gen: bad spec '%s' (expected lap2d:NX[xNY], lap3d:N[xNYxNZ], "
-                             "lap3d27:N or circuit:N, optionally ,perm=SEED)", spec ? spec : value);
+                             "lap3d27:N, convdiff:N or circuit:N, optionally ,perm=SEED)", spec ? spec : value);
         else if (add_input(o, spec, 1)) rc = usage_error("out of memory");
     }
     free(copy);

@@ -13,6 +13,8 @@
 #include "krylov_methods.h"
 #include "mem.h"
 
+#define GMRES_HAPTOL 1e-30      /* PETSc's default (KSPGMRESSetHapTol) */
+
 /* Solve the j x j upper triangular R y = g (R column-major, leading m + 1). */
 static void back_solve(const double *R, int ld, const double *g, int j, double *y)
 {
@@ -49,7 +51,7 @@ ata_status gmres_iterate(krylov_state *k, int *converged)
         if (it >= k->opt->maxit) goto out;
         CHECK(krylov_axpby(o, 1.0 / beta, r, 0.0, V[0]));
         g[0] = beta;
-        int j = 0, stop = 0;
+        int j = 0, stop = 0, happy = 0;
         while (j < m && it < k->opt->maxit && !stop) {
             double *w = V[j + 1], *h = R + (size_t)j * ld;
             CHECK(krylov_precond(o, V[j], z));
@@ -85,7 +87,10 @@ ata_status gmres_iterate(krylov_state *k, int *converged)
             }
             if (rnorm <= k->tol) { *converged = 1; stop = 1; break; }
             CHECK(krylov_check_dtol(k, it, rnorm, "a poor preconditioner, or A nearly singular?"));
-            if (hn == 0) { stop = 1; break; }           /* happy breakdown: the space holds x */
+            /* The Krylov space is exhausted (PETSc's happy breakdown, haptol
+             * 1e-30) without a small residual: A M^{-1} is singular on it.
+             * PETSc's DIVERGED_BREAKDOWN, after this cycle's update. */
+            if (hn < GMRES_HAPTOL) { happy = 1; stop = 1; break; }
             CHECK(krylov_axpby(o, 1.0 / hn, w, 0.0, w));
         }
         /* x += M^{-1} V y, y the least-squares solution of this cycle */
@@ -94,6 +99,12 @@ ata_status gmres_iterate(krylov_state *k, int *converged)
         for (int i = 1; i < j; i++) CHECK(krylov_axpby(o, y[i], V[i], 1.0, r));
         CHECK(krylov_precond(o, r, z));
         CHECK(krylov_axpby(o, 1.0, z, 1.0, x));
+        if (happy && !*converged) {
+            st = ata_fail(ATA_ERR_BREAKDOWN, "gmres: breakdown at iteration %d: the Krylov space is exhausted "
+                          "(||A M^-1 v|| < %g after orthogonalisation) with the residual at %.3e of ||b||: A or the "
+                          "preconditioner is singular", it, GMRES_HAPTOL, fabs(g[j]) / k->scale);
+            goto out;
+        }
         if (*converged || it >= k->opt->maxit) goto out;
         CHECK(krylov_spmv(o, x, r));                     /* restart from the true residual */
         CHECK(krylov_axpby(o, 1.0, b, -1.0, r));

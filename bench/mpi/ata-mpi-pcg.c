@@ -76,7 +76,7 @@ static int usage(FILE *f, int rc)
     fprintf(f,
             "usage: mpirun -n P ata-mpi-pcg [flags] [PETSc options]\n"
             "  --matrix FILE     .mtx, .mtx.gz, .rb, .tar.gz (repeatable)\n"
-            "  --gen SPEC        lap2d:N, lap3d:N, lap3d27:N, circuit:N[,perm=SEED] (repeatable; default lap3d:32)\n"
+            "  --gen SPEC        lap2d:N, lap3d:N, lap3d27:N, convdiff:N, circuit:N[,perm=SEED] (repeatable; default lap3d:32)\n"
             "  --partition LIST  metis,block (default metis,block): METIS k-way or PETSc's contiguous blocks\n"
             "  --solver LIST     ata,petsc (default ata,petsc): who factors and solves the sub-ILU(0)\n"
             "  --order ORDER     natural (default) or level: rows of a part in their old order, or in the level\n"
