@@ -134,7 +134,9 @@ any_failed=0
 run_ata() {     # policy rep
     local f=$tmp/ata.csv rc=0
     rm -f "$f"
-    "$bench" pcg "${input[@]}" "${ksp_args[@]}" --policy "$1" --threads "$threads" --quiet --csv "$f" > "$tmp/out" 2>&1 || rc=$?
+    # --maxit: ata-mpi-pcg's limit (5000), so a run that does not converge stops where PETSc's does
+    "$bench" pcg "${input[@]}" "${ksp_args[@]}" --maxit 5000 --policy "$1" --threads "$threads" --quiet --csv "$f" \
+        > "$tmp/out" 2>&1 || rc=$?
     if [ "$rc" -ne 0 ] && { [ "$rc" -ne 1 ] || ! has_row "$f"; }; then
         echo "vs-petsc.sh: ata-bench --policy $1 failed (exit $rc):" >&2; cat "$tmp/out" >&2; exit 1
     fi
