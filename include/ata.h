@@ -266,6 +266,13 @@ typedef struct {
     void *stream;           /* GPU stream for device pointers; NULL: the context's */
     int nrhs;               /* columns; default 1 */
     int ldb, ldx;           /* leading dimensions (column-major); 0: n */
+    /* Appended: 1 solves with the transpose, T^T x = b (cuSPARSE's
+     * op(A) = A^T; adjoint codes, PETSc's MatSolveTranspose), without
+     * forming T^T: the plan's triangle read the other way (pull becomes
+     * push and back) under a schedule of the reversed DAG, made at the
+     * first transposed solve and kept (new values drop it). ata_factor:
+     * (L U)^T x = b, i.e. U^T then L^T. Default 0. */
+    int transpose;
 } ata_solve_args;
 ATA_API ata_solve_args ata_solve_defaults(void);
 /* x = T \ b with the memory space, stream and columns of `args` (NULL: the

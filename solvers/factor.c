@@ -184,6 +184,8 @@ static ata_status check_positive(factor_core *f)
 static ata_status factorise(factor_core *f)
 {
     const int pd = f->opt.shift == ATA_SHIFT_POSITIVE_DEFINITE;
+    plan_drop_transposed(f->Lp);    /* their copies of the factors are stale from here */
+    plan_drop_transposed(f->Up);
     double s = 0, s0 = f->opt.shift_amount;
     if (!(s0 > 0)) {
         if (pd) {
@@ -414,6 +416,43 @@ ata_status ata_factor_solve_multi(ata_factor *F, int nrhs, const double *B, int 
     return ata_sptrsv_multi(f->Up, nrhs, F->tmpm, n, X, ldx);
 }
 
+/* (L U)^T x = b: U^T y = b, then L^T x = y, each through its plan's
+ * transposed solve (sptrsv_api.c), y in the factor's backend vector (or,
+ * for host arrays on a GPU, a host buffer). IC0's C C^T and Jacobi's D are
+ * their own transposes. */
+static ata_status solve_transposed(ata_factor *F, const double *b, double *x, const ata_solve_args *a, int ldb,
+                                   int ldx)
+{
+    factor_core *f = F->core;
+    const int n = f->n;
+    ata_solve_args one = *a;
+    one.transpose = 0;
+    if (f->opt.type != ATA_PC_ILU0) return ata_factor_solve_ex(F, b, x, &one);
+    if (!f->valid) return factor_core_apply(f, b, x, NULL, NULL);     /* refuses, naming the pivot */
+    if (a->nrhs < 0 || ldb < n || ldx < n)
+        return ata_fail(ATA_ERR_ARG, "factor solve: nrhs = %d, ldb = %d, ldx = %d (n = %d)", a->nrhs, ldb, ldx, n);
+    if (a->mem == ATA_MEM_DEVICE && f->serial)
+        return ata_fail(ATA_ERR_ARG, "factor solve: device pointers need a context (this factor is the serial reference)");
+    double *t = f->tmp;
+    if (a->mem == ATA_MEM_HOST && !(f->ctx->ops->caps & BACKEND_HOST_VECTORS)) {
+        if (F->tmpm_len < (size_t)n) {
+            double *w = realloc(F->tmpm, (size_t)n * sizeof *w);
+            if (!w) return ata_fail(ATA_ERR_NOMEM, "factor solve: out of memory for %d rows", n);
+            F->tmpm = w;
+            F->tmpm_len = (size_t)n;
+        }
+        t = F->tmpm;
+    }
+    one.nrhs = 1;
+    one.ldb = one.ldx = 0;
+    one.transpose = 1;
+    for (int c = 0; c < a->nrhs; c++) {
+        ATA_TRY(ata_sptrsv_ex(f->Up, b + (size_t)c * ldb, t, &one));
+        ATA_TRY(ata_sptrsv_ex(f->Lp, t, x + (size_t)c * ldx, &one));
+    }
+    return ATA_OK;
+}
+
 ata_status ata_factor_solve_ex(ata_factor *F, const double *b, double *x, const ata_solve_args *args)
 {
     ata_solve_args a = args ? *args : ata_solve_defaults();
@@ -422,6 +461,9 @@ ata_status ata_factor_solve_ex(ata_factor *F, const double *b, double *x, const 
     const int ldb = a.ldb ? a.ldb : f->n, ldx = a.ldx ? a.ldx : f->n;
     if (a.mem != ATA_MEM_HOST && a.mem != ATA_MEM_DEVICE)
         return ata_fail(ATA_ERR_ARG, "factor solve: unknown memory space %d", (int)a.mem);
+    if (a.transpose != 0 && a.transpose != 1)
+        return ata_fail(ATA_ERR_ARG, "factor solve: transpose = %d (0 or 1)", a.transpose);
+    if (a.transpose) return solve_transposed(F, b, x, &a, ldb, ldx);
     if (a.mem == ATA_MEM_HOST || (f->ctx->ops->caps & BACKEND_HOST_VECTORS)) {
         if (a.mem == ATA_MEM_DEVICE && f->serial)
             return ata_fail(ATA_ERR_ARG, "factor solve: device pointers need a context (this factor is the serial reference)");

@@ -55,6 +55,11 @@ typedef struct ata_backend_ops {
      * stream (NULL: the context's), the error found on the device (zero
      * pivot, first non-finite row) returned as a status. */
     ata_status (*sptrsv_stream)(ata_plan *p, const double *b, double *x, void *stream);
+    /* Optional: the plan's triangle in its input's row order (plan.h's
+     * layout before the backend's upload), a copy the caller frees, where
+     * the backend's layout renumbered p->T (NULL, or *T = NULL: p->T is
+     * that triangle). For the transposed plan (sptrsv_api.c). */
+    ata_status (*plan_triangle)(const ata_plan *p, ata_csr **T);
     /* What the backend can do (BACKEND_* below; 0: a GPU's), so that the
      * host side asks for a capability, never for a backend by name. */
     unsigned caps;
@@ -85,7 +90,7 @@ extern const ata_backend_ops cpu_backend_ops;
  * alike and reports through the caller's ata_last_error(). Bump the ABI
  * number when ata_backend_ops, ata_backend_host, ata_context or ata_plan
  * change in a way sizes do not show. */
-#define ATA_BACKEND_ABI 2    /* 2: ops->caps; struct ata_plan lost the CPU-only fields */
+#define ATA_BACKEND_ABI 2    /* 2: ops->caps, ops->plan_triangle, ata_plan.transposed; no CPU-only fields */
 typedef struct ata_backend_host {
     int abi;
     size_t sizeof_context, sizeof_plan;

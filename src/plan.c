@@ -42,6 +42,7 @@ static void free_T(ata_csr *T, int borrowed)
 void plan_free(ata_plan *p)
 {
     if (!p) return;
+    plan_free(p->transposed);
     if (p->ctx && p->ctx->ops) {
         p->ctx->ops->plan_release(p);
         if (p->vb) p->ctx->ops->vec_free(p->ctx, p->vb);
@@ -282,6 +283,7 @@ ata_status sptrsv_plan_value_map(const ata_plan *p, const ata_csr *F, const int 
 
 ata_status sptrsv_plan_values_mapped(ata_plan *p, const double *fval, const int *map, double *scratch)
 {
+    plan_drop_transposed(p);
     const int nnz = p->info.nnz;
     for (int q = 0; q < nnz; q++) scratch[q] = fval[map[q]];
     return p->ctx->ops->plan_values(p, scratch);

@@ -49,6 +49,9 @@ struct ata_plan {
     int *pending;
     double *vb, *vx;        /* GPU: device staging of ata_sptrsv's host b and x */
     ata_plan_info info;
+    ata_plan *transposed;   /* the plan of T^T on the same triangle: made by the
+                               first transposed solve (sptrsv_api.c), dropped by
+                               new values */
     void *dev;              /* the backend's private part: its device copy of
                                all the above (GPU: gpu_plan, src/gpu/), or its
                                layout and buffers (CPU: cpu_plan, src/cpu/) */
@@ -107,6 +110,9 @@ ata_status plan_extract(ata_context *ctx, const ata_csr *F, const int *perm, con
 ata_status sptrsv_plan_value_map(const ata_plan *p, const ata_csr *F, const int *perm, int **map_out);
 /* New values fval (F's order) into the plan; scratch holds the plan's nnz. */
 ata_status sptrsv_plan_values_mapped(ata_plan *p, const double *fval, const int *map, double *scratch);
+/* The plan of T^T made by a transposed solve, freed: new values (its copy
+ * of the triangle is stale). */
+void plan_drop_transposed(ata_plan *p);
 /* Free the plan's host side and the backend's part. */
 void plan_free(ata_plan *p);
 /* Next epoch for a pull solve (handles wrap-around). */

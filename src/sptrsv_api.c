@@ -48,6 +48,38 @@ ata_status ata_sptrsv(ata_plan *p, const double *b, double *x)
     return ATA_OK;
 }
 
+/* ---- transposed solves -------------------------------------------------- */
+/* T^T x = b on the plan's own triangle, not a transpose of it: the CSR of T
+ * is the CSC of T^T, so the plan of T^T reads the same arrays the other
+ * way (pull becomes push and back; the plan.h layouts agree: a lower row's
+ * diagonal last is an upper column's diagonal last), under a schedule of
+ * the reversed DAG. Made at the first transposed solve, with the plan's
+ * options (uplo flipped), on a copy of its triangle in input order (the
+ * CPU layout may have renumbered p->T); kept until new values. */
+static ata_status transposed_plan(ata_plan *p, ata_plan **out)
+{
+    if (p->kind != PLAN_SPTRSV) return ata_fail(ATA_ERR_ARG, "sptrsv: plan was made for ILU0");
+    if (!p->transposed) {
+        ata_csr *T = NULL;
+        if (p->ctx->ops->plan_triangle) ATA_TRY(p->ctx->ops->plan_triangle(p, &T));
+        if (!T) ATA_TRY(ata_csr_copy(p->T, &T));
+        ata_plan_options o = p->opt;
+        o.uplo = o.uplo == ATA_LOWER ? ATA_UPPER : ATA_LOWER;
+        o.traversal = o.traversal == ATA_PULL ? ATA_PUSH : ATA_PULL;
+        const plan_desc d = { .kind = PLAN_SPTRSV, .T = T, .own = PLAN_T_OWNED };
+        ATA_TRY(plan_create(p->ctx, &d, &o, &p->transposed));     /* owns T from here */
+    }
+    *out = p->transposed;
+    return ATA_OK;
+}
+
+void plan_drop_transposed(ata_plan *p)
+{
+    if (!p) return;
+    plan_free(p->transposed);
+    p->transposed = NULL;
+}
+
 /* ---- new values, several right-hand sides, memory spaces ---------------- */
 
 ata_status ata_sptrsv_plan_update_values(ata_plan *p, const ata_csr *T)
@@ -66,6 +98,7 @@ ata_status ata_sptrsv_plan_update_values(ata_plan *p, const ata_csr *T)
                       "not the pattern the plan was made for", tri->nnz, p->T->nnz);
     if (st == ATA_OK) st = p->ctx->ops->plan_values(p, tri->val);
     ata_csr_free(tri);
+    plan_drop_transposed(p);
     return st;
 }
 
@@ -112,6 +145,8 @@ ata_status ata_sptrsv_ex(ata_plan *p, const double *b, double *x, const ata_solv
     if (!p || !b || !x) return ata_fail(ATA_ERR_ARG, "sptrsv: NULL argument");
     if (a.mem != ATA_MEM_HOST && a.mem != ATA_MEM_DEVICE) return ata_fail(ATA_ERR_ARG, "sptrsv: unknown memory space %d", (int)a.mem);
     if (a.nrhs < 0) return ata_fail(ATA_ERR_ARG, "sptrsv: nrhs = %d", a.nrhs);
+    if (a.transpose != 0 && a.transpose != 1) return ata_fail(ATA_ERR_ARG, "sptrsv: transpose = %d (0 or 1)", a.transpose);
+    if (a.transpose) ATA_TRY(transposed_plan(p, &p));
     const int ldb = a.ldb ? a.ldb : p->n, ldx = a.ldx ? a.ldx : p->n;
     ata_context *ctx = p->ctx;
     /* Host memory is a host backend's device memory. */

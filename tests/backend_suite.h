@@ -58,6 +58,7 @@ void bs_test_corrupt_plan_times_out(void **state);
 void bs_test_vector_kernels(void **state);
 void bs_test_pcg(void **state);
 void bs_test_ilu0_dense_row(void **state);
+void bs_test_transpose(void **state);
 
 /* The suite's tests for cmocka, each with the backend as its state, named
  * test_* (ATA_GPU_TEST_ONLY and cmocka filters select them by these names). */
@@ -65,6 +66,7 @@ void bs_test_ilu0_dense_row(void **state);
 #define BS_SUITE_TESTS(be)                                                                      \
     BS_TEST(vector_kernels, be), BS_TEST(real_matrices, be), BS_TEST(generated, be),           \
     BS_TEST(ilu0, be), BS_TEST(ilu0_zero_pivot, be), BS_TEST(many_plans, be),                 \
-    BS_TEST(corrupt_plan_times_out, be), BS_TEST(pcg, be), BS_TEST(ilu0_dense_row, be)
+    BS_TEST(corrupt_plan_times_out, be), BS_TEST(pcg, be), BS_TEST(ilu0_dense_row, be),        \
+    BS_TEST(transpose, be)
 
 #endif

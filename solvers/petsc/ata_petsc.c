@@ -276,7 +276,10 @@ static PetscErrorCode ata_petsc_numeric(Mat F, Mat A, const MatFactorInfo *info)
     PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode ata_petsc_solve(Mat F, Vec b, Vec x)
+/* x = (L U)^{-1} b, or with transpose (MatSolveTranspose, for
+ * KSPSolveTranspose) x = (L U)^{-T} b: ATA solves with U^T and L^T on the
+ * same factors (ata_solve_args.transpose), nothing transposed. */
+static PetscErrorCode ata_petsc_solve_op(Mat F, Vec b, Vec x, int transpose)
 {
     Mat_ATA *d = (Mat_ATA *)F->data;
     const PetscScalar *bb;
@@ -287,14 +290,20 @@ static PetscErrorCode ata_petsc_solve(Mat F, Vec b, Vec x)
     PetscCheck(d->F, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "ata: solve before a successful factorisation");
     PetscCall(VecGetArrayRead(b, &bb));
     PetscCall(VecGetArrayWrite(x, &xx));
-    ata_status st = ata_factor_solve(d->F, bb, xx);
+    ata_solve_args a = ata_solve_defaults();
+    a.transpose = transpose;
+    ata_status st = ata_factor_solve_ex(d->F, bb, xx, &a);
     PetscCall(VecRestoreArrayWrite(x, &xx));
     PetscCall(VecRestoreArrayRead(b, &bb));
-    PetscCheck(st == ATA_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "ata: solve: %s: %s", ata_status_string(st), ata_last_error());
+    PetscCheck(st == ATA_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "ata: solve%s: %s: %s", transpose ? " (transposed)" : "",
+               ata_status_string(st), ata_last_error());
     d->nsolve++;
     PetscCall(PetscLogFlops(2.0 * d->nnz - d->n));
     PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+static PetscErrorCode ata_petsc_solve(Mat F, Vec b, Vec x) { return ata_petsc_solve_op(F, b, x, 0); }
+static PetscErrorCode ata_petsc_solve_transpose(Mat F, Vec b, Vec x) { return ata_petsc_solve_op(F, b, x, 1); }
 
 /* Several right-hand sides at once: the columns of the dense B and X
  * (column-major, leading dimensions from PETSc) in one ATA solve, which
@@ -364,6 +373,7 @@ static PetscErrorCode ata_petsc_symbolic_common(Mat F, Mat A, const MatFactorInf
         d->F = NULL;
     }
     F->ops->solve = ata_petsc_solve;
+    F->ops->solvetranspose = ata_petsc_solve_transpose;
     F->ops->matsolve = ata_petsc_matsolve;
     PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -249,5 +249,6 @@ const ata_backend_ops cpu_backend_ops = {
     .cg_update = cpu_cg_update,
     .plan_values = cpu_exec_set_values,
     .sptrsv_multi = cpu_exec_sptrsv_multi,
+    .plan_triangle = cpu_exec_triangle,
     .caps = BACKEND_HOST_VECTORS | BACKEND_FACTOR_SPLIT,
 };

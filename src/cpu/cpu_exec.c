@@ -624,6 +624,30 @@ ata_status cpu_exec_sptrsv_multi(ata_plan *p, int nrhs, const double *B, int ldb
     return ATA_OK;
 }
 
+/* The plan's triangle in its input's row order, where the layout renumbered
+ * it (row k of T is row order[k], its columns positions): rows back to
+ * their places, columns back to rows, entries in their stored order. */
+ata_status cpu_exec_triangle(const ata_plan *p, ata_csr **out)
+{
+    *out = NULL;
+    const cpu_plan *cp = cpu_plan_of(p);
+    if (p->kind != PLAN_SPTRSV || !cp || cp->order_identity || cp->by_row) return ATA_OK;   /* p->T is it */
+    const ata_csr *S = p->T;
+    const int n = p->n, *order = p->sched.order;
+    ata_csr *T;
+    ATA_TRY(ata_csr_alloc(n, n, S->nnz, &T));
+    T->rowptr[0] = 0;
+    for (int k = 0; k < n; k++) T->rowptr[order[k] + 1] = S->rowptr[k + 1] - S->rowptr[k];
+    for (int i = 0; i < n; i++) T->rowptr[i + 1] += T->rowptr[i];
+    for (int k = 0; k < n; k++)
+        for (int q = S->rowptr[k], w = T->rowptr[order[k]]; q < S->rowptr[k + 1]; q++, w++) {
+            T->col[w] = order[S->col[q]];
+            T->val[w] = S->val[q];
+        }
+    *out = T;
+    return ATA_OK;
+}
+
 void cpu_exec_release(ata_plan *p)
 {
     cpu_plan *cp = cpu_plan_of(p);

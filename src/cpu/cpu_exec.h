@@ -26,6 +26,9 @@ ata_status cpu_exec_layout(ata_plan *p);
 void cpu_exec_release(ata_plan *p);
 /* New values, in the order of the matrix the plan was analysed from. */
 ata_status cpu_exec_set_values(ata_plan *p, const double *val);
+/* backend op plan_triangle: the triangle in its input's row order, a copy,
+ * where the layout renumbered it (else *T = NULL). */
+ata_status cpu_exec_triangle(const ata_plan *p, ata_csr **T);
 ata_status cpu_exec_sptrsv(ata_plan *p, const double *b, double *x);
 ata_status cpu_exec_ilu0(ata_plan *p);
 /* nrhs column-major columns (leading dimensions ldb, ldx), host arrays. */

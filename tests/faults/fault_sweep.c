@@ -200,6 +200,10 @@ static ata_status plan_run(ata_policy pol, ata_traversal tr, uint64_t *h)
     if (tr == ATA_PULL) *h = hash_add(*h, x, n * sizeof *x);
     if ((st = ata_sptrsv_multi(p, 3, b, n, x, n)) != ATA_OK) goto done;
     if (tr == ATA_PULL) *h = hash_add(*h, x, 3 * n * sizeof *x);
+    ata_solve_args ta = ata_solve_defaults();     /* transposed: the plan of T^T, made now */
+    ta.transpose = 1;
+    if ((st = ata_sptrsv_ex(p, b, x, &ta)) != ATA_OK) goto done;
+    if (tr == ATA_PUSH) *h = hash_add(*h, x, n * sizeof *x);   /* (its transposed plan is pull) */
     for (int i = 0; i < 3 * n; i++) PROMISE(isfinite(x[i]), "solve gave x[%d] = %g", i, x[i]);
 done:
     ata_plan_destroy(p);

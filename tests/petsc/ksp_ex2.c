@@ -9,7 +9,10 @@
  * -4: A and its ILU(0) indefinite, CG stops on it), -resolve (then A + I,
  * same pattern, new values: a numeric refactorisation, solved again),
  * -matsolve (one rank, -pc_type ilu/icc: MatMatSolve on 3 right-hand sides
- * against MatSolve column by column; prints the largest difference). Prints one line: iterations, reason, error norm.
+ * against MatSolve column by column; prints the largest difference),
+ * -convect (west and south neighbours -1.5, east and north -0.5: A
+ * nonsymmetric), -transpose (KSPSolveTranspose on A^T x = A^T u: the PC's
+ * MatSolveTranspose). Prints one line: iterations, reason, error norm.
  */
 #include <petscksp.h>
 
@@ -22,6 +25,7 @@ int main(int argc, char **argv)
     KSP ksp;
     PetscInt m = 32, n = 32, Istart, Iend, its;
     PetscBool zero_pivot = PETSC_FALSE, indefinite = PETSC_FALSE, resolve = PETSC_FALSE, matsolve = PETSC_FALSE;
+    PetscBool convect = PETSC_FALSE, transpose = PETSC_FALSE;
     PetscReal err;
     KSPConvergedReason reason;
 
@@ -32,6 +36,8 @@ int main(int argc, char **argv)
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-indefinite", &indefinite, NULL));
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-resolve", &resolve, NULL));
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-matsolve", &matsolve, NULL));
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-convect", &convect, NULL));
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-transpose", &transpose, NULL));
 
     PetscCall(MatCreate(PETSC_COMM_WORLD, &A));
     PetscCall(MatSetSizes(A, PETSC_DECIDE, PETSC_DECIDE, m * n, m * n));
@@ -42,10 +48,11 @@ int main(int argc, char **argv)
     for (PetscInt r = Istart; r < Iend; r++) {
         PetscInt i = r / n, j = r - i * n;
         PetscScalar off = -1.0, diag = (indefinite && r == m * n / 2) ? -4.0 : 4.0;
-        if (i > 0) PetscCall(MatSetValue(A, r, r - n, off, INSERT_VALUES));
-        if (i < m - 1) PetscCall(MatSetValue(A, r, r + n, off, INSERT_VALUES));
-        if (j > 0) PetscCall(MatSetValue(A, r, r - 1, off, INSERT_VALUES));
-        if (j < n - 1) PetscCall(MatSetValue(A, r, r + 1, off, INSERT_VALUES));
+        PetscScalar up = convect ? -1.5 : off, down = convect ? -0.5 : off;   /* upwind, downwind */
+        if (i > 0) PetscCall(MatSetValue(A, r, r - n, up, INSERT_VALUES));
+        if (i < m - 1) PetscCall(MatSetValue(A, r, r + n, down, INSERT_VALUES));
+        if (j > 0) PetscCall(MatSetValue(A, r, r - 1, up, INSERT_VALUES));
+        if (j < n - 1) PetscCall(MatSetValue(A, r, r + 1, down, INSERT_VALUES));
         PetscCall(MatSetValue(A, r, r, (zero_pivot && r == 0) ? 0.0 : diag, INSERT_VALUES));
     }
     PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
@@ -54,7 +61,8 @@ int main(int argc, char **argv)
     PetscCall(MatCreateVecs(A, &u, &b));
     PetscCall(VecDuplicate(b, &x));
     PetscCall(VecSet(u, 1.0));
-    PetscCall(MatMult(A, u, b));
+    if (transpose) PetscCall(MatMultTranspose(A, u, b));
+    else PetscCall(MatMult(A, u, b));
 
     PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
     PetscCall(KSPSetOperators(ksp, A, A));
@@ -66,7 +74,8 @@ int main(int argc, char **argv)
             PetscCall(MatMult(A, u, b));
             PetscCall(KSPSetOperators(ksp, A, A));
         }
-        PetscCall(KSPSolve(ksp, b, x));
+        if (transpose) PetscCall(KSPSolveTranspose(ksp, b, x));
+        else PetscCall(KSPSolve(ksp, b, x));
         PetscCall(KSPGetIterationNumber(ksp, &its));
         PetscCall(KSPGetConvergedReason(ksp, &reason));
         PetscCall(VecAXPY(x, -1.0, u));

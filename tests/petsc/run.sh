@@ -63,6 +63,18 @@ for pc in ilu icc; do
   if echo "$out" | awk '/matsolve difference/ {d = $NF} END {exit !(d != "" && d + 0 <= 1e-12)}'; then ok "MatMatSolve, 3 columns ($pc): ${out#ksp_ex2: }"
   else bad "MatMatSolve ($pc)" "$out"; fi
 done
+# KSPSolveTranspose through the plugin's MatSolveTranspose (U^T then L^T on
+# ATA's factors), nonsymmetric A: ATA's and PETSc's ILU(0) give the same
+# iterations, and the solution is the exact one.
+for p in 1 2; do
+  pcs=(-pc_type ilu -pc_factor_mat_solver_type); [ $p = 2 ] && pcs=(-pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type)
+  a=$(mpi $p "$ex2" -dll_append "$plugin" -convect -transpose -ksp_type gmres "${pcs[@]}" ata -mat_ata_threads 1 2>&1 | tail -1)
+  b=$(mpi $p "$ex2" -convect -transpose -ksp_type gmres "${pcs[@]}" petsc 2>&1 | tail -1)
+  if [ "${a% error*}" = "${b% error*}" ] && echo "$a" | awk '/CONVERGED/ {e = $NF} END {exit !(e != "" && e + 0 < 1e-5)}'; then
+    ok "KSPSolveTranspose, nonsymmetric A (P=$p): ${a#ksp_ex2: }"
+  else bad "KSPSolveTranspose (P=$p)" "  ata:   $a
+  petsc: $b"; fi
+done
 # -ksp_view and -help show the factor and the options.
 out=$(mpi 1 "$ex2" -dll_append "$plugin" -ksp_type cg -pc_type ilu -pc_factor_mat_solver_type ata -mat_ata_policy levelset -mat_ata_threads 1 -resolve -ksp_view 2>&1)
 if echo "$out" | grep -q "package used to perform factorization: ata" && echo "$out" | grep -q "ATA L solve: policy levelset" && \
