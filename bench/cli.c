@@ -107,10 +107,10 @@ static const char *cmd_help[CMD_COUNT] = {
     "the serial reference",
     "ILU0 factorisation on the runtime, checked against the serial reference",
     "DAG shape of the lower and upper triangles: n, nnz, levels, widths, class",
-    "write FILE: the one input (--gen SPEC, after ,perm=SEED; or --matrix)\n"
-    "exactly as the other commands solve it, the whole matrix, as Matrix\n"
-    "Market coordinate real general (ata_matrix_write_mtx, %.17g: every\n"
-    "value reads back bit for bit), for SpMP, PETSc or --matrix FILE",
+    "write --gen SPEC FILE (or --matrix IN FILE): the one input exactly as\n"
+    "the other commands solve it (after ,perm=SEED), the whole matrix, to\n"
+    "FILE as Matrix Market coordinate real general (ata_matrix_write_mtx,\n"
+    "%.17g: every value reads back bit for bit), for SpMP, PETSc or --matrix",
 };
 
 const char *cli_cmd_name(bench_cmd c) { return cmd_names[c]; }
