@@ -9,6 +9,7 @@
 #   make bench      the benchmark suite into bench/out/
 #   make stress     PCG beside one busy process per core (bench/stress.sh)
 #   make vs-petsc   ATA vs PETSc CG/BiCGStab/GMRES, 1 and 2 ranks (bench/vs-petsc.sh; not in CI)
+#   make vs-petsc-deep  the same on circuit:1000000 and circuit:2000000 (deep DAGs; not in CI)
 #   make install PREFIX=DIR
 #   make V=1 ...    print every command in full (default: one short line per
 #                    file, e.g. "  CC      build/src/agg.o")
@@ -172,9 +173,13 @@ clean: fuzz-clean
 
 # ATA's PCG against PETSc's, 1 and 2 ranks, interleaved repetitions (issue 9;
 # not in CI): make vs-petsc [VS_PETSC_ARGS="lap3d:160 --reps 5 --policy levelset,ca"]
-.PHONY: vs-petsc
+.PHONY: vs-petsc vs-petsc-deep
 vs-petsc: all petsc
 	bash bench/vs-petsc.sh --build $(BUILD) $(VS_PETSC_ARGS)
+# The deep DAGs of issue 25 (1004 and 1418 levels), one after the other:
+# make vs-petsc-deep [VS_PETSC_ARGS="--reps 5 --policy levelset,ca"]
+vs-petsc-deep: all petsc
+	bash bench/vs-petsc.sh --build $(BUILD) circuit:1000000 circuit:2000000 $(VS_PETSC_ARGS)
 
 # Allocation, thread-creation and device faults (tests/faults/fault_sweep.c):
 # every allocation of every public entry fails in turn under ASan/LSan/UBSan,

@@ -20,7 +20,7 @@
 /* Exit statuses. */
 enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
 
-typedef enum { CMD_PCG = 0, CMD_SPTRSV, CMD_ILU0, CMD_INFO, CMD_COUNT } bench_cmd;
+typedef enum { CMD_PCG = 0, CMD_SPTRSV, CMD_ILU0, CMD_INFO, CMD_WRITE, CMD_COUNT } bench_cmd;
 
 /* Pseudo-policy: the serial reference (ata_pcg with no context, ata_ref_*). */
 #define POLICY_SERIAL ((int)ATA_POLICY_COUNT)
@@ -62,6 +62,7 @@ typedef struct {
     int wide;               /* pcg: --wide (the full table, not the 100-column summary) */
     ata_ksp ksp;            /* pcg: --ksp (default ATA_KSP_CG) */
     int restart;            /* pcg: --restart (GMRES; 0: the library's default) */
+    const char *write_path; /* write: the output file (the command's one operand) */
 } bench_opts;
 
 /* One matrix of the run, after loading. */

@@ -14,9 +14,9 @@
 
 enum {
     F_PCG = 1u << CMD_PCG, F_SPTRSV = 1u << CMD_SPTRSV, F_ILU0 = 1u << CMD_ILU0,
-    F_INFO = 1u << CMD_INFO,
+    F_INFO = 1u << CMD_INFO, F_WRITE = 1u << CMD_WRITE,
     F_SOLVE = F_PCG | F_SPTRSV | F_ILU0,
-    F_ALL = F_SOLVE | F_INFO
+    F_ALL = F_SOLVE | F_INFO            /* every command that runs or reports */
 };
 
 typedef enum {
@@ -36,9 +36,9 @@ typedef struct {
 } flag_def;
 
 static const flag_def flags[] = {
-    { O_MATRIX, "--matrix", "FILE[,FILE..]", F_ALL, "Input, all commands (repeatable; default --gen lap3d:100, except info):",
+    { O_MATRIX, "--matrix", "FILE[,FILE..]", F_ALL | F_WRITE, "Input, all commands (repeatable; default --gen lap3d:100, except info\nand write; write takes exactly one):",
       "matrix file: Matrix Market .mtx or .mtx.gz, Rutherford-Boeing\n.rb/.rua/.rsa, or a SuiteSparse .tar.gz archive" },
-    { O_GEN, "--gen", "SPEC", F_ALL, NULL,
+    { O_GEN, "--gen", "SPEC", F_ALL | F_WRITE, NULL,
       "generated matrix: lap2d:NX[xNY] (5-point), lap3d:N[xNYxNZ]\n(7-point), lap3d27:N, convdiff:N (3D upwind convection-diffusion,\nnonsymmetric), circuit:N; add ,perm=SEED for a random\nsymmetric permutation; several specs may be joined with commas" },
     { O_POLICY, "--policy", "LIST", F_SOLVE, "Runtime (pcg, sptrsv, ilu0):",
       "comma list of the policies listed under 'Policies' below, serial\n(the serial baseline), or all (every policy not marked GPU only,\nplus vendor on a GPU backend); default ca. Several policies are\ncompared in one run" },
@@ -82,7 +82,7 @@ static const flag_def flags[] = {
       "skip the triad bandwidth measurement (about 0.2 s, in a child\nprocess) that the floor ms/it and x floor columns need ('-')" },
     { O_REPS, "--reps", "N", F_SOLVE, "Measurement (pcg, sptrsv, ilu0):",
       "timed repetitions, the median is reported (default: pcg 1,\nilu0 3, sptrsv 10; sptrsv also runs one untimed warm-up solve)" },
-    { O_CSV, "--csv", "FILE", F_ALL, "Output, all commands (the table or summary always goes to stdout):",
+    { O_CSV, "--csv", "FILE", F_ALL, "Output, pcg, sptrsv, ilu0 and info (the table or summary always goes to stdout):",
       "write every number as CSV, one line per matrix and policy" },
     { O_JSON, "--json", "FILE", F_ALL, NULL,
       "write every number as JSON, with the settings and the level\nwidths of every DAG" },
@@ -90,16 +90,16 @@ static const flag_def flags[] = {
       "draw the speedup per matrix and policy as grouped bars, and\nthe DAG shape (level width vs level) of every matrix" },
     { O_WIDE, "--wide", NULL, F_PCG, NULL,
       "pcg: print the full table (every column, about 290 characters\nwide) instead of the summary that fits in 100 columns; CSV and\nJSON are the same either way" },
-    { O_QUIET, "--quiet", NULL, F_ALL, NULL,
+    { O_QUIET, "--quiet", NULL, F_ALL | F_WRITE, NULL,
       "no table and no progress line (errors still go to stderr)" },
-    { O_HELP, "--help", NULL, F_ALL, "Other, all commands:",
+    { O_HELP, "--help", NULL, F_ALL | F_WRITE, "Other, all commands:",
       "this text (also -h)" },
-    { O_VERSION, "--version", NULL, F_ALL, NULL,
+    { O_VERSION, "--version", NULL, F_ALL | F_WRITE, NULL,
       "version and the backends this build can use" },
 };
 #define NFLAGS ((int)(sizeof flags / sizeof flags[0]))
 
-static const char *cmd_names[CMD_COUNT] = { "pcg", "sptrsv", "ilu0", "info" };
+static const char *cmd_names[CMD_COUNT] = { "pcg", "sptrsv", "ilu0", "info", "write" };
 static const char *cmd_help[CMD_COUNT] = {
     "PCG (Saad Alg. 9.1) with ILU0 or IC0 preconditioning on the runtime;\n"
     "--ksp bicgstab or gmres runs BiCGStab or GMRES(m) instead",
@@ -107,6 +107,10 @@ static const char *cmd_help[CMD_COUNT] = {
     "the serial reference",
     "ILU0 factorisation on the runtime, checked against the serial reference",
     "DAG shape of the lower and upper triangles: n, nnz, levels, widths, class",
+    "write --gen SPEC FILE (or --matrix IN FILE): the one input exactly as\n"
+    "the other commands solve it (after ,perm=SEED), the whole matrix, to\n"
+    "FILE as Matrix Market coordinate real general (ata_matrix_write_mtx,\n"
+    "%.17g: every value reads back bit for bit), for SpMP, PETSc or --matrix",
 };
 
 const char *cli_cmd_name(bench_cmd c) { return cmd_names[c]; }
@@ -241,8 +245,9 @@ void cli_usage(FILE *f)
                "cached (ATA_PROBE_CACHE_ANY_LOAD=1 caches it anyway).\n"
                "Exit status: 0 every run succeeded; 1 a file, backend, solve or output\n"
                "failed (the status column and one line on stderr say which); 2 usage error.\n"
-               "Example: %s pcg --gen lap3d:100 --policy levelset,ca --backend cpu --threads 2\n",
-            BENCH_NAME);
+               "Example: %s pcg --gen lap3d:100 --policy levelset,ca --backend cpu --threads 2\n"
+               "         %s write --gen circuit:1000000,perm=1 circuit-1e6-perm1.mtx\n",
+            BENCH_NAME, BENCH_NAME);
 }
 
 static void print_version(void)
@@ -304,7 +309,7 @@ static int add_input(bench_opts *o, const char *text, int is_gen)
 static int gen_spec_ok(const char *s)
 {
     static const char *kinds[] = { "lap2d:", "lap3d:", "lap3d27:", "convdiff:", "circuit:" };
-    for (int i = 0; i < 4; i++) {
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         size_t k = strlen(kinds[i]);
         if (!strncmp(s, kinds[i], k)) return s[k] >= '1' && s[k] <= '9';
     }
@@ -498,7 +503,7 @@ int cli_parse(int argc, char **argv, bench_opts *o)
     o->argc = argc;
     o->argv = argv;
     if (argc < 2) {         /* a short reminder, not the whole --help */
-        fprintf(stderr, "Usage: %s pcg|sptrsv|ilu0|info [flags]   (%s --help lists the flags)\n",
+        fprintf(stderr, "Usage: %s pcg|sptrsv|ilu0|info|write [flags]   (%s --help lists the flags)\n",
                 BENCH_NAME, BENCH_NAME);
         return EXIT_USAGE;
     }
@@ -509,15 +514,19 @@ int cli_parse(int argc, char **argv, bench_opts *o)
     for (int i = 0; i < CMD_COUNT; i++)
         if (!strcmp(c, cmd_names[i])) cmd = i;
     if (cmd < 0) {
-        if (c[0] == '-') return usage_error("no command before '%s' (expected pcg, sptrsv, ilu0 or info)", c);
-        return usage_error("unknown command '%s' (expected pcg, sptrsv, ilu0 or info)", c);
+        if (c[0] == '-') return usage_error("no command before '%s' (expected pcg, sptrsv, ilu0, info or write)", c);
+        return usage_error("unknown command '%s' (expected pcg, sptrsv, ilu0, info or write)", c);
     }
     o->cmd = (bench_cmd)cmd;
     int policy_given = 0, serial_given = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h")) a = "--help";
-        if (strncmp(a, "--", 2)) return usage_error("%s: unexpected argument '%s'", cmd_names[cmd], a);
+        if (strncmp(a, "--", 2)) {
+            /* write's one operand: the output file. */
+            if (cmd == CMD_WRITE && !o->write_path && *a && a[0] != '-') { o->write_path = a; continue; }
+            return usage_error("%s: unexpected argument '%s'", cmd_names[cmd], a);
+        }
         const char *eq = strchr(a, '=');
         size_t nlen = eq ? (size_t)(eq - a) : strlen(a);
         const flag_def *d = NULL;
@@ -551,6 +560,16 @@ int cli_parse(int argc, char **argv, bench_opts *o)
         return usage_error("--serial and --policy exclude each other (use --policy serial,... to compare)");
     if (serial_given) add_policy(o, POLICY_SERIAL);
     if (o->npolicies == 0) add_policy(o, ATA_POLICY_CA);
+    if (o->cmd == CMD_WRITE) {
+        if (o->ninputs != 1)
+            return usage_error("write: expected exactly one input (--gen SPEC or --matrix FILE), got %d", o->ninputs);
+        if (!o->write_path) return usage_error("write: no output file (write --gen SPEC FILE.mtx)");
+        size_t L = strlen(o->write_path);
+        if (L > 3 && !strcmp(o->write_path + L - 3, ".gz"))
+            return usage_error("write: %s: the file is written as plain Matrix Market text (gzip it afterwards)",
+                               o->write_path);
+        return 0;
+    }
     if (o->ninputs == 0) {
         if (o->cmd == CMD_INFO) return usage_error("info: no input (give --matrix FILE or --gen SPEC)");
         o->default_input = 1;

@@ -8,7 +8,18 @@
 # 2D/3D Laplacians up to 10^6 unknowns and circuit-like matrices, every
 # policy plus the serial reference, and writes for every step
 # OUT/STEP.txt (the table), .csv, .json, .svg and .log (stderr), then
-# OUT/summary.txt. Sized to finish in about 10 minutes on 2 cores.
+# OUT/summary.txt. Sized to finish in about 10 minutes on 2 cores before
+# the deep-DAG steps were added; those (sptrsv-deep, pcg-deep: circuit up to
+# 4*10^6 rows) add a few minutes more (not yet timed).
+#
+# Deep DAGs (issue 25), beside the wide lap3d: circuit:100000, 1000000,
+# 2000000 and 4000000 (320, 1004, 1418 and 2004 levels in the lower
+# triangle) in SpTS and PCG, and the 2D Laplacian on a 4000 x 250 strip in
+# natural order (lap2d:4000x250: 10^6 rows, 4249 levels of at most 250 rows)
+# in SpTS. ATA_BENCH_SIZE=small runs circuit:20000 and circuit:100000 (145
+# and 320 levels) and the strip lap2d:2000x20 (2019 levels of at most 20
+# rows) instead. `ata-bench write --gen SPEC FILE.mtx` writes any of them
+# for another solver.
 #
 # Cases known to fail are not run, and the summary says why: PCG on
 # bcsstk13 and LFAT5 (their ILU0 is indefinite) and on matrices missing
@@ -46,6 +57,7 @@ say() { echo "$*" | tee -a "$SUMMARY"; }
 if [ "${ATA_BENCH_SIZE:-}" = small ]; then
   LAP2D=lap2d:200; LAP3D=lap3d:40; LAP3D27=lap3d27:20; CIRC=circuit:100000; CIRC_SMALL=circuit:20000
   PCG_2D=lap2d:100; PCG_27=lap3d27:15; PCG_PERM=lap3d:20,perm=1
+  DEEP_CIRC=circuit:20000,circuit:100000; DEEP_STRIP=lap2d:2000x20
 else
   LAP2D=lap2d:1000; LAP3D=lap3d:100; LAP3D27=lap3d27:50; CIRC=circuit:1000000; CIRC_SMALL=circuit:100000
   # PCG iterates: the 10^6 2D Laplacian needs ~540 iterations per policy,
@@ -53,6 +65,10 @@ else
   PCG_2D=lap2d:500; PCG_27=lap3d27:40; PCG_PERM=lap3d:60,perm=1
   # ATA_BENCH_SIZE=large: PCG on the 10^6 2D Laplacian too (~2-4 min more).
   [ "${ATA_BENCH_SIZE:-}" = large ] && PCG_2D=lap2d:1000
+  # Deep DAGs: circuit-like matrices with 320 to 2004 levels, and a narrow
+  # 2D strip with 4249 levels (PCG leaves the strip out: its iteration count
+  # grows with the strip's length).
+  DEEP_CIRC=circuit:100000,circuit:1000000,circuit:2000000,circuit:4000000; DEEP_STRIP=lap2d:4000x250
 fi
 
 # Real matrices, when present.
@@ -140,7 +156,7 @@ say "S auto: probes cached in $probe_file (delete to probe again; ATA_PROBE_CACH
 # DAG shapes first: the info step also tells which real matrices lack a
 # stored diagonal (their triangular solves and ILU0 are expected to fail).
 NODIAG=""
-INFO_INPUTS=(--gen "$LAP2D,$LAP3D,$LAP3D27,$LAP3D,perm=1,$CIRC_SMALL")
+INFO_INPUTS=(--gen "$LAP2D,$LAP3D,$LAP3D27,$LAP3D,perm=1,$DEEP_CIRC,$DEEP_STRIP")
 [ ${#SPD[@]} -gt 0 ] && INFO_INPUTS+=(--matrix "$(join "${SPD[@]}")")
 [ ${#UNSYM[@]} -gt 0 ] && INFO_INPUTS+=(--matrix "$(join "${UNSYM[@]}")")
 step info info "${INFO_INPUTS[@]}"
@@ -172,12 +188,18 @@ COMMON=(--policy all,serial --backend "$BACKEND" --threads "$THREADS")
 # reference problem: PETSc needs 79 iterations at ~27 ms each on one core).
 step pcg-gen pcg --gen "$LAP3D,$PCG_2D,$PCG_27,$PCG_PERM" "${COMMON[@]}" --wide
 
-# Triangular solves: wide (Laplacians), L-shaped (circuit-like), parallel
-# (permuted), and the real matrices; lower/pull, then upper/push.
-SPTRSV_INPUTS=(--gen "$LAP3D,$LAP2D,$LAP3D27,$LAP3D,perm=1,$CIRC,$CIRC_SMALL")
+# PCG on the deep DAGs (circuit-like, 10^5 to 4*10^6 rows; PETSc's side:
+# bench/vs-petsc.sh, make vs-petsc-deep).
+step pcg-deep pcg --gen "$DEEP_CIRC" "${COMMON[@]}" --wide
+
+# Triangular solves: wide (Laplacians), parallel (permuted), and the real
+# matrices; lower/pull, then upper/push; the deep DAGs in their own step.
+SPTRSV_INPUTS=(--gen "$LAP3D,$LAP2D,$LAP3D27,$LAP3D,perm=1")
 [ ${#UNSYM_DIAG[@]} -gt 0 ] && SPTRSV_INPUTS+=(--matrix "$(join "${UNSYM_DIAG[@]}")")
 [ ${#SPD_DIAG[@]} -gt 0 ] && SPTRSV_INPUTS+=(--matrix "$(join "${SPD_DIAG[@]}")")
 step sptrsv-lower sptrsv "${SPTRSV_INPUTS[@]}" "${COMMON[@]}" --reps 10
+# Deep DAGs (L-shaped: circuit-like, and the narrow 2D strip in natural order).
+step sptrsv-deep sptrsv --gen "$DEEP_CIRC,$DEEP_STRIP" "${COMMON[@]}" --reps 10
 # Matrices missing diagonal entries: an implied unit diagonal.
 NODIAG_FILES=(${UNSYM_NODIAG[@]+"${UNSYM_NODIAG[@]}"} ${SPD_NODIAG[@]+"${SPD_NODIAG[@]}"})
 [ ${#NODIAG_FILES[@]} -gt 0 ] && step sptrsv-lower-unit sptrsv --matrix "$(join "${NODIAG_FILES[@]}")" "${COMMON[@]}" --diag unit --reps 10

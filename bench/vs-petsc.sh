@@ -14,14 +14,19 @@
 # are right-preconditioned on both sides (PETSc: KSPSetPCSide PC_RIGHT), where
 # the unpreconditioned norm is the only one.
 #
-#   bash bench/vs-petsc.sh [SPEC | --matrix FILE] [--ksp cg|bicgstab|gmres]
+#   bash bench/vs-petsc.sh [SPEC | --matrix FILE]... [--ksp cg|bicgstab|gmres]
 #                          [--restart M] [--reps N] [--policy LIST] [--threads T]
 #                          [--petsc-norm unpreconditioned|preconditioned]
 #                          [--build DIR] [--csv FILE] [--petsc-thp]
 #   SPEC: an ata-bench generator spec (default lap3d:100), e.g. lap3d:160;
 #   --matrix FILE: a matrix file instead (.mtx, .mtx.gz, .rb, .tar.gz), e.g.
 #   ../shared/matrices/real/olm1000.mtx (nonsymmetric: use bicgstab or gmres).
+#   Several SPECs and --matrix FILEs: one comparison after the other, in the
+#   order given, each with its own report (--csv: one file, every row with its
+#   matrix); the exit status is the worst of theirs. E.g. the deep DAGs:
+#   bash bench/vs-petsc.sh circuit:1000000 circuit:2000000 --policy levelset,ca
 #   make vs-petsc [VS_PETSC_ARGS="lap3d:160 --reps 5"]   (builds both programs first)
+#   make vs-petsc-deep [VS_PETSC_ARGS="--reps 5"]   (circuit:1000000 and circuit:2000000)
 #
 # A run that fails or does not converge is reported, not fatal: each
 # configuration's status column gives ATA's status (ok, not_converged,
@@ -61,13 +66,19 @@ norm=unpreconditioned
 build=build
 csv_out=
 petsc_env=(ATA_HUGEPAGES=0)
+in_kind=(); in_val=()   # the inputs in order: gen SPEC or matrix FILE
+opts=()                 # every other flag, for one run per input (--csv aside)
 while [ $# -gt 0 ]; do
     case "$1" in --reps|--policy|--policies|--threads|--petsc-norm|--build|--csv|--matrix|--ksp|--restart)
         [ $# -ge 2 ] || { echo "vs-petsc.sh: $1 needs a value (see --help)" >&2; exit 2; } ;;
     esac
     case "$1" in
+        --reps|--ksp|--restart|--policy|--policies|--threads|--petsc-norm|--build) opts+=("$1" "$2") ;;
+        --petsc-thp) opts+=("$1") ;;
+    esac
+    case "$1" in
         --reps) reps=$2; shift 2 ;;
-        --matrix) matrix=$2; shift 2 ;;
+        --matrix) matrix=$2; in_kind+=(matrix); in_val+=("$2"); shift 2 ;;
         --ksp) ksp=$2; shift 2 ;;
         --restart) restart=$2; shift 2 ;;
         --policy|--policies) policies=$2; shift 2 ;;
@@ -78,7 +89,7 @@ while [ $# -gt 0 ]; do
         --petsc-thp) petsc_env+=(GLIBC_TUNABLES=glibc.malloc.hugetlb=1); shift ;;
         -h|--help) sed -n '2,/^set -e/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "vs-petsc.sh: unknown flag $1 (see --help)" >&2; exit 2 ;;
-        *) spec=$1; shift ;;
+        *) spec=$1; in_kind+=(gen); in_val+=("$1"); shift ;;
     esac
 done
 case "$reps" in ''|*[!0-9]*|0) echo "vs-petsc.sh: --reps $reps: expected a positive integer" >&2; exit 2 ;; esac
@@ -102,8 +113,35 @@ petsc_ksp_args=(--ksp "$petsc_ksp")
 if [ -n "$restart" ]; then ksp_args+=(--restart "$restart"); petsc_ksp_args+=(--restart "$restart"); fi
 petsc_norm_args=()
 [ "$ksp" = cg ] && petsc_norm_args=(-ksp_norm_type "$norm")   # bicgstab/gmres: ata-mpi-pcg sets it
+for ((k = 0; k < ${#in_kind[@]}; k++)); do
+    if [ "${in_kind[k]}" = matrix ] && [ ! -r "${in_val[k]}" ]; then
+        echo "vs-petsc.sh: --matrix ${in_val[k]}: cannot read the file" >&2; exit 2
+    fi
+done
+if [ ${#in_kind[@]} -gt 1 ]; then
+    # Several inputs: this script once per input, in the order given.
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    worst=0
+    for ((k = 0; k < ${#in_kind[@]}; k++)); do
+        one=("${in_val[k]}")
+        [ "${in_kind[k]}" = matrix ] && one=(--matrix "${in_val[k]}")
+        [ "$k" -gt 0 ] && echo
+        echo "vs-petsc.sh: input $((k + 1))/${#in_kind[@]}: ${in_val[k]}" >&2
+        rc=0
+        bash "$0" "${one[@]}" ${opts[@]+"${opts[@]}"} ${csv_out:+--csv "$tmp/$k.csv"} || rc=$?
+        [ "$rc" -gt "$worst" ] && worst=$rc
+    done
+    if [ -n "$csv_out" ]; then
+        first=1
+        for ((k = 0; k < ${#in_kind[@]}; k++)); do
+            [ -s "$tmp/$k.csv" ] || continue
+            if [ "$first" = 1 ]; then cat "$tmp/$k.csv"; first=0; else tail -n +2 "$tmp/$k.csv"; fi
+        done > "$csv_out"
+    fi
+    exit "$worst"
+fi
 if [ -n "$matrix" ]; then
-    [ -r "$matrix" ] || { echo "vs-petsc.sh: --matrix $matrix: cannot read the file" >&2; exit 2; }
     input=(--matrix "$matrix")
     label=$(basename "$matrix")
 else

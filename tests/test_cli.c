@@ -149,7 +149,7 @@ static void test_help_lists_every_flag(void **state)
     }
     static const char *words[] = { "pcg", "sptrsv", "ilu0", "info", "levelset", "syncfree", "ca", "la",
                                    "greedy", "vendor", "serial", "all", "auto", "cpu", "cuda", "hip",
-                                   "lap2d", "lap3d", "circuit", "Exit status" };
+                                   "lap2d", "lap3d", "circuit", "write", "Exit status" };
     for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
         if (!strstr(r.out, words[k])) fail_msg("--help does not mention %s", words[k]);
     run_free(&r);
@@ -174,6 +174,7 @@ static void test_listed_flags_are_accepted(void **state)
         "pcg --pc jacobi", "pcg --precond ic0", "pcg --shift positive-definite", "pcg --shift nonzero",
         "sptrsv --nrhs 4", "pcg --no-floor", "pcg --wide", "pcg --ksp cg", "pcg --ksp bicgstab",
         "pcg --ksp bcgs", "pcg --ksp gmres", "pcg --ksp=GMRES", "pcg --restart 10",
+        "write --gen lap2d:4 x.mtx", "write --matrix x.mtx y.mtx --quiet",
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char args[256];
@@ -250,6 +251,15 @@ static void test_bad_values(void **state)
     expect_usage_error("pcg --restart 3x", "--restart");
     expect_usage_error("sptrsv --ksp gmres", "--ksp");     /* pcg only */
     expect_usage_error("ilu0 --restart 10", "--restart");
+    /* write: one input, one output file, plain text, no report flags */
+    expect_usage_error("write --gen lap2d:4", "output file");
+    expect_usage_error("write --gen lap2d:4,lap2d:5 x.mtx", "one input");
+    expect_usage_error("write x.mtx", "one input");
+    expect_usage_error("write --gen lap2d:4 x.mtx y.mtx", "y.mtx");
+    expect_usage_error("write --gen lap2d:4 x.mtx.gz", "x.mtx.gz");
+    expect_usage_error("write --gen lap2d:4 x.mtx --csv y.csv", "--csv");
+    expect_usage_error("write --gen lap2d:4 x.mtx --policy ca", "--policy");
+    expect_usage_error("pcg --gen lap2d:4 x.mtx", "x.mtx");   /* an operand is write's only */
 }
 
 static void test_missing_file(void **state)
@@ -561,6 +571,85 @@ static void test_sptrsv_ilu0_info_runs(void **state)
     assert_non_null(strstr(r.out, "upper"));
     assert_non_null(strstr(r.out, "circuit:300"));
     run_free(&r);
+}
+
+/* The CSV rows of a pcg run, policy by policy: iterations, relres and
+ * true_relres (CSV doubles are the shortest text that reads back as the
+ * same double, so equal text is equal bits). */
+static void pcg_numbers(const char *input, const char *csv_name, char out[2][3][64])
+{
+    char args[1024];
+    snprintf(args, sizeof args, "pcg %s --policy levelset,serial --backend cpu --threads 2 --no-floor --quiet --csv '%s'",
+             input, tmp_path(csv_name));
+    run_result r = run(args);
+    if (r.rc != 0) fail_msg("ata-bench %s: exit %d, stderr: %s", args, r.rc, r.err);
+    run_free(&r);
+    char *csv = slurp(tmp_path(csv_name));
+    char *lines[4];
+    assert_int_equal(split_lines(csv, lines, 4), 3);
+    static const char *cols[] = { "iterations", "relres", "true_relres" };
+    for (int row = 0; row < 2; row++) {
+        char st[64];
+        assert_int_equal(csv_field(lines[0], lines[1 + row], "status", st, sizeof st), 0);
+        assert_string_equal(st, "ok");
+        for (int c = 0; c < 3; c++)
+            assert_int_equal(csv_field(lines[0], lines[1 + row], cols[c], out[row][c], sizeof out[row][c]), 0);
+    }
+    assert_true(atoi(out[0][0]) > 0);
+    free(csv);
+}
+
+/* write: a generated matrix (permuted, so ,perm=SEED is what is written)
+ * read back with --matrix solves to the same bits as the --gen run; the
+ * file read and written again is byte for byte the same file; bad paths are
+ * one stderr line and exit 1, and leave no file behind. */
+static void test_write_roundtrip(void **state)
+{
+    (void)state;
+    static const char *specs[] = { "circuit:3000,perm=2", "lap2d:30x7" };
+    for (int k = 0; k < 2; k++) {
+        char args[1024];
+        snprintf(args, sizeof args, "write --gen %s '%s'", specs[k], tmp_path("w.mtx"));
+        run_result r = run(args);
+        if (r.rc != 0) fail_msg("ata-bench %s: exit %d, stderr: %s", args, r.rc, r.err);
+        assert_non_null(strstr(r.out, "w.mtx"));
+        assert_string_equal(r.err, "");
+        run_free(&r);
+        char *text = slurp(tmp_path("w.mtx"));
+        assert_true(!strncmp(text, "%%MatrixMarket matrix coordinate real general\n", 46));
+        char gen[2][3][64], file[2][3][64], in[600];
+        snprintf(in, sizeof in, "--gen %s", specs[k]);
+        pcg_numbers(in, "wg.csv", gen);
+        snprintf(in, sizeof in, "--matrix '%s'", tmp_path("w.mtx"));
+        pcg_numbers(in, "wf.csv", file);
+        for (int row = 0; row < 2; row++)
+            for (int c = 0; c < 3; c++)
+                if (strcmp(gen[row][c], file[row][c]))
+                    fail_msg("%s: row %d column %d: --gen %s, --matrix %s", specs[k], row, c, gen[row][c], file[row][c]);
+        snprintf(args, sizeof args, "write --matrix '%s' '%s' --quiet", tmp_path("w.mtx"), tmp_path("w2.mtx"));
+        r = run(args);
+        assert_int_equal(r.rc, 0);
+        assert_string_equal(r.out, "");
+        run_free(&r);
+        char *again = slurp(tmp_path("w2.mtx"));
+        if (strcmp(text, again)) fail_msg("%s: the file read and written again differs", specs[k]);
+        free(text);
+        free(again);
+    }
+    run_result r = run("write --gen lap2d:4 /nonexistent/dir/w.mtx");
+    assert_int_equal(r.rc, 1);
+    assert_int_equal(count_lines(r.err), 1);
+    assert_non_null(strstr(r.err, "/nonexistent/dir/w.mtx"));
+    assert_string_equal(r.out, "");
+    run_free(&r);
+    char args[1024];
+    snprintf(args, sizeof args, "write --matrix /nonexistent/zzz_in.mtx '%s'", tmp_path("w3.mtx"));
+    r = run(args);
+    assert_int_equal(r.rc, 1);
+    assert_int_equal(count_lines(r.err), 1);
+    assert_non_null(strstr(r.err, "zzz_in.mtx"));
+    run_free(&r);
+    assert_int_equal(access(tmp_path("w3.mtx"), F_OK), -1);
 }
 
 /* A breakdown is a row with its reason, one line on stderr, exit 1, and
@@ -894,6 +983,7 @@ int main(void)
         cmocka_unit_test(test_pcg_summary),
         cmocka_unit_test(test_progress_line),
         cmocka_unit_test(test_serial_baseline_variants),
+        cmocka_unit_test(test_write_roundtrip),
     };
     return cmocka_run_group_tests_name("cli", tests, setup, teardown);
 }
