@@ -30,8 +30,11 @@ LDLIBS   += -lcholmod -lrbio -lsuitesparseconfig -larchive -lmetis -lpthread -lm
 # backends are modules (libata_cuda.so, libata_hip.so) loaded with dlopen.
 CFLAGS   += -fvisibility=hidden
 LDLIBS   += -ldl
-SOMAJOR  := 0
-SOVER    := 0.1.0
+# 1: ata_pcg_options and ata_solve_args grew (method, restart, transpose) and
+# are returned by value from their *_defaults(): a binary built against 0
+# must not load this library.
+SOMAJOR  := 1
+SOVER    := 1.0.0
 LIBDIR   ?= $(PREFIX)/lib
 ifneq ($(SANITIZE),)
 CFLAGS   += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
@@ -149,7 +152,7 @@ install: all
 	$(if $(GPU_MODULE),install -m 755 $(GPU_MODULE) $(PREFIX)/lib/)
 	install -m 644 include/ata.h $(PREFIX)/include/
 	install -m 755 $(BUILD)/ata-bench $(PREFIX)/bin/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|0.1.0|' \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(SOVER)|' \
 	    -e 's|@LIBS@|$(LDLIBS)|' src/ata.pc.in > $(PREFIX)/lib/pkgconfig/ata.pc
 
 clean:

@@ -431,6 +431,9 @@ static ata_status solve_transposed(ata_factor *F, const double *b, double *x, co
     if (!f->valid) return factor_core_apply(f, b, x, NULL, NULL);     /* refuses, naming the pivot */
     if (a->nrhs < 0 || ldb < n || ldx < n)
         return ata_fail(ATA_ERR_ARG, "factor solve: nrhs = %d, ldb = %d, ldx = %d (n = %d)", a->nrhs, ldb, ldx, n);
+    if (a->nrhs == 0) return ATA_OK;
+    if (b < x + (size_t)(a->nrhs - 1) * ldx + n && x < b + (size_t)(a->nrhs - 1) * ldb + n)   /* as the plain solves */
+        return ata_fail(ATA_ERR_ARG, a->nrhs == 1 ? "factor solve: b and x must not alias" : "factor solve: B and X overlap");
     if (a->mem == ATA_MEM_DEVICE && f->serial)
         return ata_fail(ATA_ERR_ARG, "factor solve: device pointers need a context (this factor is the serial reference)");
     double *t = f->tmp;

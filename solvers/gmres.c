@@ -52,6 +52,7 @@ ata_status gmres_iterate(krylov_state *k, int *converged)
         CHECK(krylov_axpby(o, 1.0 / beta, r, 0.0, V[0]));
         g[0] = beta;
         int j = 0, stop = 0, happy = 0;
+        ata_status dtol = ATA_OK;
         while (j < m && it < k->opt->maxit && !stop) {
             double *w = V[j + 1], *h = R + (size_t)j * ld;
             CHECK(krylov_precond(o, V[j], z));
@@ -86,7 +87,12 @@ ata_status gmres_iterate(krylov_state *k, int *converged)
                 goto out;
             }
             if (rnorm <= k->tol) { *converged = 1; stop = 1; break; }
-            CHECK(krylov_check_dtol(k, it, rnorm, "a poor preconditioner, or A nearly singular?"));
+            /* diverged: the cycle's update is still applied (as PETSc's
+             * solution is built after its loop), then the failure */
+            if ((dtol = krylov_check_dtol(k, it, rnorm, "a poor preconditioner, or A nearly singular?")) != ATA_OK) {
+                stop = 1;
+                break;
+            }
             /* The Krylov space is exhausted (PETSc's happy breakdown, haptol
              * 1e-30) without a small residual: A M^{-1} is singular on it.
              * PETSc's DIVERGED_BREAKDOWN, after this cycle's update. */
@@ -99,6 +105,7 @@ ata_status gmres_iterate(krylov_state *k, int *converged)
         for (int i = 1; i < j; i++) CHECK(krylov_axpby(o, y[i], V[i], 1.0, r));
         CHECK(krylov_precond(o, r, z));
         CHECK(krylov_axpby(o, 1.0, z, 1.0, x));
+        if (dtol != ATA_OK) { st = dtol; goto out; }
         if (happy && !*converged) {
             st = ata_fail(ATA_ERR_BREAKDOWN, "gmres: breakdown at iteration %d: the Krylov space is exhausted "
                           "(||A M^-1 v|| < %g after orthogonalisation) with the residual at %.3e of ||b||: A or the "

@@ -279,8 +279,11 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
         fo.shift_amount = opt->shift_amount;
         fo.plan = opt->plan;
         const factor_hints h = { 1, known ? &lower : NULL };      /* s->A outlives s->pc */
-        /* CG needs positive pivots (an SPD preconditioner); the others do not */
-        st = factor_core_setup(user_ctx, s->A, &fo, opt->method == ATA_KSP_CG, &h, &s->pc);
+        /* CG needs positive pivots (an SPD preconditioner), and so does IC0
+         * whatever the method (its C = L D^{1/2} takes their square roots);
+         * ILU0 and Jacobi under BiCGStab or GMRES do not */
+        st = factor_core_setup(user_ctx, s->A, &fo, opt->method == ATA_KSP_CG || opt->precond == ATA_PC_IC0, &h,
+                               &s->pc);
         if (s->pc) {
             s->analysis_s += s->pc->analysis_s;
             s->factor_s = s->pc->factor_s;

@@ -146,8 +146,12 @@ ata_status ata_sptrsv_ex(ata_plan *p, const double *b, double *x, const ata_solv
     if (a.mem != ATA_MEM_HOST && a.mem != ATA_MEM_DEVICE) return ata_fail(ATA_ERR_ARG, "sptrsv: unknown memory space %d", (int)a.mem);
     if (a.nrhs < 0) return ata_fail(ATA_ERR_ARG, "sptrsv: nrhs = %d", a.nrhs);
     if (a.transpose != 0 && a.transpose != 1) return ata_fail(ATA_ERR_ARG, "sptrsv: transpose = %d (0 or 1)", a.transpose);
-    if (a.transpose) ATA_TRY(transposed_plan(p, &p));
     const int ldb = a.ldb ? a.ldb : p->n, ldx = a.ldx ? a.ldx : p->n;
+    if (a.transpose) {      /* (the call's own checks first: a bad call makes no plan) */
+        if (a.nrhs > 1 && (ldb < p->n || ldx < p->n))
+            return ata_fail(ATA_ERR_ARG, "sptrsv: ldb = %d, ldx = %d (expected >= n = %d)", ldb, ldx, p->n);
+        ATA_TRY(transposed_plan(p, &p));
+    }
     ata_context *ctx = p->ctx;
     /* Host memory is a host backend's device memory. */
     if (a.mem == ATA_MEM_HOST || (ctx->ops->caps & BACKEND_HOST_VECTORS)) {

@@ -425,6 +425,20 @@ void bs_test_transpose(void **state)
         /* (the runtime's factors are A's relabelled ones only in PCG: here
          * the same operations, so a bound for rounding in the solves) */
         if (tu_rel_diff(x, xr, n) > 1e-10) fail_msg("%s: factor transposed solve off by %g", specs[s], tu_rel_diff(x, xr, n));
+        /* the same contract as the plain solve: b and x must not alias */
+        assert_int_equal(ata_factor_solve_ex(F, b, b, &tr), ATA_ERR_ARG);
+        /* new values: the transposed plans must not keep the old factors */
+        for (int q = 0; q < A->nnz; q++) LU->val[q] = 3 * A->val[q];
+        TU_OK(ata_factor_update_values(F, LU->val));
+        ata_csr *LU2;
+        TU_OK(ata_csr_copy(LU, &LU2));
+        TU_OK(ata_ref_ilu0(LU2));
+        TU_OK(ata_ref_sptrsv_csc(LU2, ATA_LOWER, ATA_NON_UNIT, b, y));
+        TU_OK(ata_ref_sptrsv_csc(LU2, ATA_UPPER, ATA_UNIT, y, xr));
+        TU_OK(ata_factor_solve_ex(F, b, x, &tr));
+        if (tu_rel_diff(x, xr, n) > 1e-10) fail_msg("%s: factor transposed solve after new values off by %g", specs[s],
+                                                  tu_rel_diff(x, xr, n));
+        ata_csr_free(LU2);
         tr.transpose = 2;
         assert_int_equal(ata_factor_solve_ex(F, b, x, &tr), ATA_ERR_ARG);
         ata_factor_destroy(F);

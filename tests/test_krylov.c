@@ -206,6 +206,21 @@ static void test_breakdown_named(void **state)
         assert_true(isfinite(res.relres) || isnan(res.relres));
     }
     ata_csr_free(A);
+    /* [[1 2] [2 1]]: ILU0's second pivot is -3. GMRES with ILU0 solves it;
+     * with IC0 (whose C takes the pivots' square roots) the setup says the
+     * preconditioner is indefinite, naming the row, instead of a NaN later */
+    const int r3[] = { 0, 0, 1, 1 }, c3[] = { 0, 1, 0, 1 };
+    const double v3[] = { 1, 2, 2, 1 };
+    TU_OK(ata_csr_from_coo(2, 2, 4, r3, c3, v3, 0, &A));
+    double b3[2] = { 3, 3 };
+    o = method(ATA_KSP_GMRES);
+    x[0] = x[1] = 0;
+    TU_OK(ata_pcg(NULL, A, b3, x, &o, &res));
+    assert_true(fabs(x[0] - 1) < 1e-12 && fabs(x[1] - 1) < 1e-12);
+    o.precond = ATA_PC_IC0;
+    assert_int_equal(ata_pcg(NULL, A, b3, x, &o, &res), ATA_ERR_INDEFINITE_PC);
+    assert_non_null(strstr(ata_last_error(), "u_1,1"));
+    ata_csr_free(A);
 }
 
 static void test_options(void **state)
