@@ -11,16 +11,6 @@
 #include <unistd.h>
 #include "test_util.h"
 
-static double true_relres(const ata_csr *A, const double *x, const double *b)
-{
-    const int n = A->nrows;
-    double *r = malloc(n * sizeof *r), rr = 0, bb = 0;
-    ata_ref_spmv(A, x, r);
-    for (int i = 0; i < n; i++) { rr += (b[i] - r[i]) * (b[i] - r[i]); bb += b[i] * b[i]; }
-    free(r);
-    return sqrt(rr / bb);
-}
-
 static ata_pcg_options method(ata_ksp m)
 {
     ata_pcg_options o = ata_pcg_defaults();
@@ -42,7 +32,7 @@ static int check_method(const ata_csr *A, ata_ksp m, ata_pcg_options o, int it_l
     if (res.iterations < it_lo || res.iterations > it_hi)
         fail_msg("%s: %d iterations, expected %d..%d", ata_ksp_name(m), res.iterations, it_lo, it_hi);
     assert_true(res.relres <= o.rtol);
-    assert_true(fabs(true_relres(A, x, b) - res.relres) <= 1e-12);
+    assert_true(fabs(tu_true_relres(A, x, b) - res.relres) <= 1e-12);
     const int ref_it = res.iterations;
     ata_context *ctx = tu_cpu_context(2);
     const ata_policy pols[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCFREE, ATA_POLICY_CA, ATA_POLICY_LA,
@@ -54,7 +44,7 @@ static int check_method(const ata_csr *A, ata_ksp m, ata_pcg_options o, int it_l
         if (abs(res.iterations - ref_it) > 1)
             fail_msg("%s %s: %d iterations, reference took %d", ata_ksp_name(m), ata_policy_name(pols[k]),
                      res.iterations, ref_it);
-        assert_true(true_relres(A, x, b) <= o.rtol);
+        assert_true(tu_true_relres(A, x, b) <= o.rtol);
     }
     ata_context_destroy(ctx);
     free(b); free(x);
@@ -156,8 +146,8 @@ static void test_setup_update(void **state)
         TU_OK(ata_pcg(ctx, B, b, y, &o, &r3));
         assert_int_equal(r2.iterations, r3.iterations);
         assert_memory_equal(x, y, n * sizeof *x);     /* bitwise: the same factors, the same steps */
-        assert_true(true_relres(B, x, b) <= 1e-6);      /* and it solved 2A x = b, not A x = b */
-        assert_true(true_relres(A, x, b) > 0.4);
+        assert_true(tu_true_relres(B, x, b) <= 1e-6);      /* and it solved 2A x = b, not A x = b */
+        assert_true(tu_true_relres(A, x, b) > 0.4);
         ata_pcg_destroy(s);
         ata_csr_free(B);
     }

@@ -8,16 +8,6 @@
 #include <unistd.h>
 #include "test_util.h"
 
-static double true_relres(const ata_csr *A, const double *x, const double *b)
-{
-    const int n = A->nrows;
-    double *r = malloc(n * sizeof *r), rr = 0, bb = 0;
-    ata_ref_spmv(A, x, r);
-    for (int i = 0; i < n; i++) { rr += (b[i] - r[i]) * (b[i] - r[i]); bb += b[i] * b[i]; }
-    free(r);
-    return sqrt(rr / bb);
-}
-
 static double *ones(int n)
 {
     double *b = malloc(n * sizeof *b);
@@ -39,7 +29,7 @@ static void check_problem(const char *spec, int it_lo, int it_hi)
     if (res.iterations < it_lo || res.iterations > it_hi)
         fail_msg("%s: %d iterations, expected %d..%d", spec, res.iterations, it_lo, it_hi);
     assert_true(res.relres <= 1e-6);
-    assert_true(true_relres(A, x, b) <= 1e-6);
+    assert_true(tu_true_relres(A, x, b) <= 1e-6);
     const int ref_it = res.iterations;
     ata_context *ctx = tu_cpu_context(2);
     const ata_policy pols[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCFREE, ATA_POLICY_CA, ATA_POLICY_LA, ATA_POLICY_GREEDY };
@@ -49,7 +39,7 @@ static void check_problem(const char *spec, int it_lo, int it_hi)
         TU_OK(ata_pcg(ctx, A, b, x, &opt, &res));
         if (res.iterations != ref_it)
             fail_msg("%s %s: %d iterations, reference took %d", spec, ata_policy_name(pols[k]), res.iterations, ref_it);
-        assert_true(true_relres(A, x, b) <= 1e-6);
+        assert_true(tu_true_relres(A, x, b) <= 1e-6);
         assert_true(res.L_info.atasks >= 1 && res.U_info.atasks >= 1);
     }
     ata_context_destroy(ctx);
@@ -101,7 +91,7 @@ static void test_real_spd(void **state)
                    ata_status_string(st), res.iterations, ata_last_error());
             assert_int_equal(st, cases[c].want);
             assert_int_equal(res.status, st);
-            if (st == ATA_OK) assert_true(true_relres(A, x, b) <= 1e-6);
+            if (st == ATA_OK) assert_true(tu_true_relres(A, x, b) <= 1e-6);
             else assert_true(res.iterations < opt.maxit);   /* stopped, did not loop */
         }
         free(b); free(x);
@@ -131,7 +121,7 @@ static void test_reorder_and_ic0(void **state)
             ata_status st = ata_pcg(ctx, A, b, x, &opt, &res);
             if (st != ATA_OK) fail_msg("reorder %s precond %s: %s", ata_reorder_name(how[r]),
                                        ata_precond_name(opt.precond), ata_last_error());
-            double rel = true_relres(A, x, b);   /* in the caller's ordering */
+            double rel = tu_true_relres(A, x, b);   /* in the caller's ordering */
             if (!(rel <= 1e-10)) fail_msg("reorder %s precond %s: relres %g", ata_reorder_name(how[r]),
                                           ata_precond_name(opt.precond), rel);
         }

@@ -317,3 +317,14 @@ ata_context *tu_cpu_context(int threads)
     TU_OK(ata_context_create(&o, &ctx));
     return ctx;
 }
+
+double tu_true_relres(const ata_csr *A, const double *x, const double *b)
+{
+    const int n = A->nrows;
+    double *r = malloc(((size_t)n + 1) * sizeof *r), rr = 0, bb = 0;
+    assert_non_null(r);
+    TU_OK(ata_ref_spmv(A, x, r));
+    for (int i = 0; i < n; i++) { rr += (b[i] - r[i]) * (b[i] - r[i]); bb += b[i] * b[i]; }
+    free(r);
+    return sqrt(rr / bb);
+}

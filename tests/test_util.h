@@ -20,6 +20,8 @@ double tu_backward_error(const ata_csr *T, ata_uplo uplo, ata_diag diag,
                          const double *x, const double *b);
 /* max_i |x_i - y_i| / max_i |y_i| */
 double tu_rel_diff(const double *x, const double *y, int n);
+/* ||b - A x|| / ||b||, computed with the reference SpMV. */
+double tu_true_relres(const ata_csr *A, const double *x, const double *b);
 /* Deterministic pseudo-random vector in [-1, 1]. */
 void tu_random_vec(double *v, int n, uint64_t seed);
 /* One solve x of T x = b against the reference xr, by the rule for its
