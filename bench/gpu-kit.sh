@@ -64,7 +64,9 @@ glibc_needed=$(need_ver GLIBC "$kit"/bin/* "$kit"/lib/*.so*)
 glibcxx_needed=$(need_ver GLIBCXX "$kit"/bin/* "$kit"/lib/*.so*)
 if [ -n "$glibcxx_needed" ]; then
   for l in libstdc++.so.6 libgcc_s.so.1; do
-    p=$(ldconfig -p | awk -v n="$l" '$1 == n && /x86-64/ {print $NF; exit}')
+    # (awk reads to the end: an early exit would SIGPIPE ldconfig, and
+    # pipefail turns that into a failed kit at random - seen in CI, status 141)
+    p=$(ldconfig -p | awk -v n="$l" '$1 == n && /x86-64/ && !f {print $NF; f = 1}')
     [ -n "$p" ] && cp -L "$p" "$kit/lib/fallback/$l"
   done
 fi
@@ -77,7 +79,7 @@ commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(git diff --
 {
   echo "mode=$mode"
   echo "commit=$commit"
-  echo "built=$(date -u +%FT%TZ) on $(uname -n), $(ldd --version | head -1)"
+  echo "built=$(date -u +%FT%TZ) on $(uname -n), $(ldd --version 2>&1 | sed -n 1p)"
   echo "nvcc=$nvcc_ver"
   echo "archs=$([ "$mode" = cuda ] && echo 'sm_90 + compute_90 PTX' || echo 'host SIMT emulator, warp 32')"
   echo "glibc_needed=$glibc_needed"
