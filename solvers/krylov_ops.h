@@ -1,7 +1,7 @@
 /* krylov_ops.h - the vector and operator kernels a Krylov method needs, over
  * a backend (its vectors, pool or device kernels; ctx NULL: the serial
- * reference's, ref_backend.h). PCG uses
- * them; a GMRES or BiCGStab would too. Each call adds its time to one of
+ * reference's, ref_backend.h). CG, BiCGStab and GMRES use
+ * them (krylov_methods.h). Each call adds its time to one of
  * the phase counters (as PETSc's -log_view events). */
 #ifndef ATA_KRYLOV_OPS_H
 #define ATA_KRYLOV_OPS_H

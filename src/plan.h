@@ -65,7 +65,7 @@ struct ata_plan {
  *   from: the solve's triangle (opt->uplo, opt->diag) of P from P^T (perm
  *     NULL: of `from`) is extracted into a copy the plan owns, transposed
  *     for push, each diagonal checked (from->val NULL: the pattern only).
- *     map_out (may be NULL) then gets where each of the plan's values sits
+ *     map_out (may be NULL) then gets, on success only, where each of the plan's values sits
  *     in from->val, so new values of `from` reach the plan by
  *     sptrsv_plan_values_mapped without a new extraction (the caller frees
  *     it).

@@ -255,8 +255,9 @@ done:
     return st;
 }
 
-/* Factor setup, solve, a failed update (zero pivot) that must leave the
- * handle refusing or on its old factors, a good update, solves. */
+/* Factor setup, solve, new values (an update a fault makes fail must leave
+ * the handle refusing or on its old factors), solves of one, three and
+ * transposed columns. */
 static ata_status factor_run(int runtime, ata_precond type, uint64_t *h)
 {
     ata_csr *A = matrix("lap2d:8x7");
