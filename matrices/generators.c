@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "dag.h"
 #include "error.h"
 #include "mem.h"
 
@@ -427,7 +428,7 @@ ata_status ata_gen_circuit(int n, uint64_t seed, ata_csr **out)
 typedef struct {
     char kind[16];
     int dims[3], ndims;
-    int has_perm, has_seed;
+    int has_perm, has_seed, levelorder;
     uint64_t perm_seed, seed;
 } gen_spec;
 
@@ -462,12 +463,17 @@ static ata_status spec_option(const char *spec, const char *s, const char *end, 
 {
     const char *eq = memchr(s, '=', (size_t)(end - s));
     uint64_t v;
+    if (end - s == 10 && !memcmp(s, "levelorder", 10)) {
+        if (g->levelorder) return ata_fail(ATA_ERR_ARG, "spec '%s': option 'levelorder' given twice", spec);
+        g->levelorder = 1;
+        return ATA_OK;
+    }
     if (!eq || !spec_u64(eq + 1, end, &v))
-        return ata_fail(ATA_ERR_ARG, "spec '%s': option '%.*s' is not KEY=NUMBER", spec, (int)(end - s), s);
+        return ata_fail(ATA_ERR_ARG, "spec '%s': option '%.*s' is not KEY=NUMBER or levelorder", spec, (int)(end - s), s);
     const size_t klen = (size_t)(eq - s);
     int *has = klen == 4 && !memcmp(s, "perm", 4) ? &g->has_perm : klen == 4 && !memcmp(s, "seed", 4) ? &g->has_seed : NULL;
     if (!has)
-        return ata_fail(ATA_ERR_ARG, "spec '%s': unknown option '%.*s' (expected perm=SEED or seed=S)",
+        return ata_fail(ATA_ERR_ARG, "spec '%s': unknown option '%.*s' (expected perm=SEED, seed=S or levelorder)",
                         spec, (int)klen, s);
     if (*has) return ata_fail(ATA_ERR_ARG, "spec '%s': option '%.*s' given twice", spec, (int)klen, s);
     *has = 1;
@@ -481,7 +487,7 @@ static ata_status spec_parse(const char *spec, gen_spec *g)
     const char *colon = strchr(spec, ':');
     if (!colon || colon == spec || colon - spec >= (long)sizeof g->kind)
         return ata_fail(ATA_ERR_ARG, "spec '%s': expected KIND:SIZE (lap2d:NX[xNY], lap3d:N[xNYxNZ], "
-                        "lap3d27:N[xNYxNZ], convdiff:N[xNYxNZ], circuit:N), optionally ,perm=SEED", spec);
+                        "lap3d27:N[xNYxNZ], convdiff:N[xNYxNZ], circuit:N), optionally ,perm=SEED and ,levelorder", spec);
     memcpy(g->kind, spec, (size_t)(colon - spec));
     const char *s = colon + 1, *end = s + strcspn(s, ",");
     if (!spec_dims(s, end, g))
@@ -515,6 +521,24 @@ static ata_status spec_build(const char *spec, const gen_spec *g, ata_csr **out)
                     lap3 ? "N or NXxNYxNZ" : !strcmp(g->kind, "lap2d") ? "NX or NXxNY" : "one size N");
 }
 
+/* A relabelled into its lower triangle's level order (rows by level, by
+ * index inside a level): the order PCG's setup gives A before it factors,
+ * so that a triangular solve on it needs no permutation (",levelorder"). */
+static ata_status gen_level_order(const ata_csr *A, ata_csr **out)
+{
+    dag d;
+    ATA_TRY(dag_build(A->nrows, A->rowptr, A->col, 1, ATA_LOWER, &d));
+    int *perm = mem_alloc(((size_t)A->nrows + 1) * sizeof *perm);
+    ata_status st = perm ? ATA_OK : ata_fail(ATA_ERR_NOMEM, "levelorder: out of memory (n = %d)", A->nrows);
+    if (st == ATA_OK) {
+        for (int k = 0; k < A->nrows; k++) perm[d.level_rows[k]] = k;
+        st = ata_csr_permute_sym(A, perm, out);
+    }
+    free(perm);
+    dag_free(&d);
+    return st;
+}
+
 ata_status ata_gen_from_spec(const char *spec, ata_csr **out)
 {
     if (!spec || !out) return ata_fail(ATA_ERR_ARG, "gen_from_spec: NULL argument");
@@ -523,11 +547,22 @@ ata_status ata_gen_from_spec(const char *spec, ata_csr **out)
     ATA_TRY(spec_parse(spec, &g));
     ata_csr *A;
     ATA_TRY(spec_build(spec, &g, &A));
-    if (!g.has_perm) { *out = A; return ATA_OK; }
-    int *perm = NULL;
-    ata_status st = ata_random_perm(A->nrows, g.perm_seed, &perm);
-    if (st == ATA_OK) st = ata_csr_permute_sym(A, perm, out);
-    free(perm);
-    ata_csr_free(A);
+    ata_status st = ATA_OK;
+    if (g.has_perm) {
+        int *perm = NULL;
+        ata_csr *P = NULL;
+        st = ata_random_perm(A->nrows, g.perm_seed, &perm);
+        if (st == ATA_OK) st = ata_csr_permute_sym(A, perm, &P);
+        free(perm);
+        ata_csr_free(A);
+        A = P;
+    }
+    if (st == ATA_OK && g.levelorder) {
+        ata_csr *P = NULL;
+        st = gen_level_order(A, &P);
+        ata_csr_free(A);
+        A = P;
+    }
+    if (st == ATA_OK) *out = A;
     return st;
 }

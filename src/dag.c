@@ -1,6 +1,13 @@
 /* dag.c - levels of the task DAG of a triangular pattern, in O(n + nnz).
- * Level sets come out of a counting sort (flags -> prefix sum -> scatter):
- * deterministic, no atomics, rows in increasing index inside a level. */
+ * Level sets come out of counting sorts (flags -> prefix sum -> scatter):
+ * deterministic, no atomics. Inside a level, rows come by their count of
+ * predecessors (up to DAG_LEN_CLASSES - 1; more in one class; the same
+ * whichever way the adjacency lists the edges), then by index:
+ * a solve's loop over a row's entries then runs the same number of times
+ * for long stretches of rows and its exit branch is predicted (measured:
+ * the second level of circuit:1000000, 271k rows of 1 to ~15 entries,
+ * solved twice as fast, 2.9 -> 1.4 ms, serial); on a grid, where rows
+ * have one length but on the boundary, index order barely changes. */
 #include <stdlib.h>
 #include <string.h>
 #include "dag.h"
@@ -45,37 +52,52 @@ ata_status dag_build(int n, const int *ptr, const int *idx, int preds,
     memset(out, 0, sizeof *out);
     out->n = n;
     int *level = mem_calloc((size_t)n + 1, sizeof *level);
-    if (!level) return ata_fail(ATA_ERR_NOMEM, "dag: out of memory (n = %d)", n);
+    unsigned char *len = mem_calloc((size_t)n + 1, 1);     /* predecessors, capped */
+    if (!level || !len) { free(level); free(len); return ata_fail(ATA_ERR_NOMEM, "dag: out of memory (n = %d)", n); }
     long long m = 0;
     int nlevels = n > 0;
     /* Visit rows in topological direction: every predecessor is final. */
     for (int k = 0; k < n; k++) {
         int i = uplo == ATA_LOWER ? k : n - 1 - k;
-        int li = level[i];
+        int li = level[i], e = 0;
         for (int p = ptr[i]; p < ptr[i + 1]; p++) {
             int j = idx[p];
             if (!dag_is_edge(uplo, preds, i, j)) continue;
-            m++;
+            e++;
             if (preds) { if (level[j] + 1 > li) li = level[j] + 1; }
-            else if (level[j] < li + 1) level[j] = li + 1;
+            else {
+                if (level[j] < li + 1) level[j] = li + 1;
+                if (len[j] < DAG_LEN_CLASSES - 1) len[j]++;
+            }
         }
+        m += e;
         level[i] = li;
+        if (preds) len[i] = (unsigned char)(e < DAG_LEN_CLASSES - 1 ? e : DAG_LEN_CLASSES - 1);
         if (li + 1 > nlevels) nlevels = li + 1;
     }
     int *lptr = mem_calloc((size_t)nlevels + 1, sizeof *lptr);
     int *rows = mem_alloc(((size_t)n + 1) * sizeof *rows);
-    if (!lptr || !rows) {
-        free(level); free(lptr); free(rows);
+    int *bylen = mem_alloc(((size_t)n + 1) * sizeof *bylen);
+    if (!lptr || !rows || !bylen) {
+        free(level); free(len); free(lptr); free(rows); free(bylen);
         return ata_fail(ATA_ERR_NOMEM, "dag: out of memory (n = %d)", n);
     }
+    /* Rows by length class, by index inside one (a stable counting sort)... */
+    int cls[DAG_LEN_CLASSES + 1] = { 0 };
+    for (int i = 0; i < n; i++) cls[len[i] + 1]++;
+    for (int c = 0; c < DAG_LEN_CLASSES; c++) cls[c + 1] += cls[c];
+    for (int i = 0; i < n; i++) bylen[cls[len[i]]++] = i;
+    free(len);
     for (int i = 0; i < n; i++) lptr[level[i] + 1]++;
     int maxw = 0;
     for (int l = 0; l < nlevels; l++) {
         if (lptr[l + 1] > maxw) maxw = lptr[l + 1];
         lptr[l + 1] += lptr[l];
     }
-    /* Scatter with a moving cursor per level, then restore the pointers. */
-    for (int i = 0; i < n; i++) rows[lptr[level[i]]++] = i;
+    /* ...then by level, stably: a moving cursor per level, then the
+     * pointers restored. */
+    for (int k = 0; k < n; k++) rows[lptr[level[bylen[k]]]++] = bylen[k];
+    free(bylen);
     for (int l = nlevels; l > 0; l--) lptr[l] = lptr[l - 1];
     lptr[0] = 0;
     out->nlevels = n ? nlevels : 0;

@@ -8,6 +8,9 @@
 #include "ata.h"
 
 enum { DAG_PARALLEL = 0, DAG_LSHAPE = 1, DAG_WIDE = 2 };
+/* Rows of a level are ordered by predecessor count in this many classes
+ * (the last holds every row with more). */
+#define DAG_LEN_CLASSES 16
 
 /* DAG classes of the paper (sec. 5.4.1), thresholds fixed here:
  *  parallel: fewer than DAG_PARALLEL_MAX_LEVELS levels (short critical path);
@@ -23,7 +26,8 @@ typedef struct {
     int nlevels;
     int *level;         /* n: level of each row */
     int *level_ptr;     /* nlevels + 1 */
-    int *level_rows;    /* n: rows by level, increasing index inside a level */
+    int *level_rows;    /* n: rows by level; inside a level by predecessor
+                           count (DAG_LEN_CLASSES classes, see dag.c), then index */
     long long m;        /* edges */
     int max_width;
     int dag_class;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "test_util.h"
+#include "dag.h"
 
 const char *tu_matrix_dir(void)
 {
@@ -96,18 +97,23 @@ void tu_random_vec(double *v, int n, uint64_t seed)
 ata_csr *tu_level_ordered(const ata_csr *A)
 {
     const int n = A->nrows;
-    int *L = calloc((size_t)n, sizeof *L), *perm = malloc((size_t)n * sizeof *perm), *cnt = calloc((size_t)n + 2, sizeof *cnt);
+    /* key: level, then predecessor count (capped as dag.h's classes), then index */
+    int *L = calloc((size_t)n, sizeof *L), *perm = malloc((size_t)n * sizeof *perm), *cnt = calloc((size_t)n * DAG_LEN_CLASSES + 2, sizeof *cnt);
     int maxl = 0;
     for (int i = 0; i < n; i++) {
-        int l = 0;
+        int l = 0, e = 0;
         for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
-            if (A->col[q] < i && L[A->col[q]] + 1 > l) l = L[A->col[q]] + 1;
+            if (A->col[q] < i) {
+                e++;
+                if (L[A->col[q]] + 1 > l) l = L[A->col[q]] + 1;
+            }
         L[i] = l;
         if (l > maxl) maxl = l;
-        cnt[l + 1]++;
+        perm[i] = l * DAG_LEN_CLASSES + (e < DAG_LEN_CLASSES - 1 ? e : DAG_LEN_CLASSES - 1);
+        cnt[perm[i] + 1]++;
     }
-    for (int l = 0; l <= maxl; l++) cnt[l + 1] += cnt[l];
-    for (int i = 0; i < n; i++) perm[i] = cnt[L[i]]++;
+    for (int k = 0; k < (maxl + 1) * DAG_LEN_CLASSES; k++) cnt[k + 1] += cnt[k];
+    for (int i = 0; i < n; i++) perm[i] = cnt[perm[i]]++;
     ata_csr *P;
     TU_OK(ata_csr_permute_sym(A, perm, &P));
     free(L); free(perm); free(cnt);
@@ -200,7 +206,12 @@ static void check_info(const ata_plan *p, const ata_plan_options *po, const char
      * Counting runs and atasks by what the plan reports keeps the bound
      * exact when a loaded machine's probe picks a small S. */
     const size_t words = (size_t)6 * n + (size_t)2 * in.atasks + (size_t)in.levels + 2;
-    if (S == 0 && in.plan_bytes > sizeof(int) * words + (size_t)in.atasks + 64)
+    /* The CPU's worker schedule (cpu_sched.h): per worker at most a
+     * segment per level-run, each 3 words and 2 per wait (at most one per
+     * other worker), and a cache line of count. */
+    const size_t nt = in.threads_used > 1 ? (size_t)in.threads_used : 0;
+    const size_t segs = nt * ((size_t)in.levels + (size_t)in.atasks) * (3 + 2 * (nt ? nt - 1 : 0)) + 16 * nt;
+    if (S == 0 && in.plan_bytes > sizeof(int) * (words + segs) + (size_t)in.atasks + 64)
         fail_msg("%s: plan uses %zu bytes for %d rows, %d levels, %d atasks", name, in.plan_bytes, n,
                  in.levels, in.atasks);
 }

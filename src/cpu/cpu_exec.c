@@ -194,7 +194,7 @@ static double *pull_xp(const exec_job *J)
     return cp->by_row ? J->x : cp->xp;
 }
 
-static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, int k1, const int tracked,
+static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, int k1, int toff, const int tracked,
                                                             const int m, const int src)
 {
     const ata_plan *p = J->p;
@@ -211,8 +211,8 @@ static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, 
     int bad = 0;
     for (int k = k0; k < k1; k++) {
         /* r: T's row, x's slot and the done flag; a row, or (staged) a position */
-        const int r = src == PULL_INDEX ? order[k] : k;
-        int lo = Tp[r], hi = Tp[r + 1];
+        const int r = src == PULL_INDEX ? order[k] : k, tr = src == PULL_INDEX ? r : k + toff;
+        int lo = Tp[tr], hi = Tp[tr + 1];
         double d = 1;
         if (nonunit) d = lower ? Tx[--hi] : Tx[lo++];   /* diagonal last / first */
         if (src == PULL_STAGED) for (int c = 0; c < m; c++) s[c] = xp[(size_t)k * m + c];
@@ -243,23 +243,26 @@ static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, 
     return 0;
 }
 
-static inline __attribute__((always_inline)) int pull_cols(exec_job *J, int k0, int k1, int tracked, const int m)
+static inline __attribute__((always_inline)) int pull_cols(exec_job *J, int k0, int k1, int toff, int tracked,
+                                                            const int m)
 {
     if (cpu_plan_of(J->p)->order_identity)
-        return tracked ? pull_rows(J, k0, k1, 1, m, PULL_DIRECT) : pull_rows(J, k0, k1, 0, m, PULL_DIRECT);
+        return tracked ? pull_rows(J, k0, k1, toff, 1, m, PULL_DIRECT) : pull_rows(J, k0, k1, toff, 0, m, PULL_DIRECT);
     if (cpu_plan_of(J->p)->by_row)
-        return tracked ? pull_rows(J, k0, k1, 1, m, PULL_INDEX) : pull_rows(J, k0, k1, 0, m, PULL_INDEX);
-    return tracked ? pull_rows(J, k0, k1, 1, m, PULL_STAGED) : pull_rows(J, k0, k1, 0, m, PULL_STAGED);
+        return tracked ? pull_rows(J, k0, k1, toff, 1, m, PULL_INDEX) : pull_rows(J, k0, k1, toff, 0, m, PULL_INDEX);
+    return tracked ? pull_rows(J, k0, k1, toff, 1, m, PULL_STAGED) : pull_rows(J, k0, k1, toff, 0, m, PULL_STAGED);
 }
 
-static int pull_block(exec_job *J, int k0, int k1, int tracked)
+/* toff: row k of the stored T is k + toff (cpu_plan.tbase: a segmented
+ * plan keeps T in the order its workers run it), except by row (INDEX). */
+static int pull_block(exec_job *J, int k0, int k1, int toff, int tracked)
 {
     switch (J->nrhs) {
-    case 1: return pull_cols(J, k0, k1, tracked, 1);
-    case 2: return pull_cols(J, k0, k1, tracked, 2);
-    case 4: return pull_cols(J, k0, k1, tracked, 4);
-    case 8: return pull_cols(J, k0, k1, tracked, 8);
-    default: return pull_cols(J, k0, k1, tracked, 16);  /* cpu_exec_sptrsv_multi's blocks only */
+    case 1: return pull_cols(J, k0, k1, toff, tracked, 1);
+    case 2: return pull_cols(J, k0, k1, toff, tracked, 2);
+    case 4: return pull_cols(J, k0, k1, toff, tracked, 4);
+    case 8: return pull_cols(J, k0, k1, toff, tracked, 8);
+    default: return pull_cols(J, k0, k1, toff, tracked, 16);  /* cpu_exec_sptrsv_multi's blocks only */
     }
 }
 
@@ -365,6 +368,83 @@ static int run_ilu0_row(exec_job *J, int i, int tracked, int *work)
     return 0;
 }
 
+
+/* ---- segments (cpu_sched.h) ------------------------------------------ */
+
+typedef struct {
+    exec_job *J;
+    const cpu_count *c;
+    uint64_t want;
+    int row;
+    unsigned seen;
+    double t_prog;
+} seg_wait_arg;
+
+static int seg_ready(void *a)
+{
+    const seg_wait_arg *w = a;
+    return atomic_load_explicit(&w->c->v, memory_order_acquire) >= w->want;
+}
+
+/* As dep_check: abort, or a timeout after deadline_s in which no worker
+ * finished a segment. */
+static int seg_check(void *a, double now)
+{
+    seg_wait_arg *w = a;
+    exec_job *J = w->J;
+    if (atomic_load_explicit(&J->ctl.abort, memory_order_relaxed)) return -1;
+    const cpu_sched *S = &cpu_plan_of(J->p)->segs;
+    unsigned sum = 0;
+    for (int t = 0; t < S->nt; t++) sum += (unsigned)atomic_load_explicit(&S->count[t].v, memory_order_relaxed);
+    if (w->t_prog == 0 || sum != w->seen) { w->seen = sum; w->t_prog = now; return 0; }
+    if (now - w->t_prog <= J->ctl.deadline_s) return 0;
+    int expect = 0;
+    if (atomic_compare_exchange_strong(&J->ctl.abort, &expect, 1))
+        atomic_store_explicit(&J->stuck_row, w->row, memory_order_relaxed);
+    return -1;
+}
+
+/* Until worker c has finished want's count of segments this solve. The
+ * acquire pairs with the producer's release store of its count, which
+ * follows its rows' stores of x (or factor values): what its finished
+ * segments wrote is seen. */
+static int seg_wait(exec_job *J, const cpu_count *c, uint64_t want, int row)
+{
+    seg_wait_arg w = { J, c, want, row, 0, 0 };
+    if (seg_ready(&w)) return 0;
+    return cpu_wait(&J->ctl, &J->ev, seg_ready, seg_check, &w);
+}
+
+/* A worker's segments, in order: wait as listed, run, publish the count. */
+static void exec_worker_segments(exec_job *J, int tid, int *sense, int *work)
+{
+    ata_plan *p = J->p;
+    const cpu_plan *cp = cpu_plan_of(p);
+    cpu_sched *S = &cpu_plan_of(p)->segs;
+    const uint64_t base = (uint64_t)J->epoch << 32;
+    const int *order = p->sched.order;
+    static _Thread_local double tw, tc, tb[2]; static int dbg = -1; if (dbg < 0) dbg = getenv("ATA_SEG_TIME") ? atoi(getenv("ATA_SEG_TIME")) : 0;
+    double t0 = dbg ? clock_now() : 0, t1;
+    for (int s = S->seg_ptr[tid], i = 1; s < S->seg_ptr[tid + 1]; s++, i++) {
+        const int k0 = S->lo[s], k1 = S->hi[s];
+        for (int w = S->wait_ptr[s]; w < S->wait_ptr[s + 1]; w++)
+            if (seg_wait(J, &S->count[S->wait_thr[w]], base | (uint64_t)S->wait_cnt[w], order[k0])) return;
+        if (dbg) { t1 = clock_now(); tw += t1 - t0; t0 = t1; }
+        if (J->mode == EXEC_PULL) {
+            if (pull_block(J, k0, k1, cp->tbase ? cp->tbase[s] - k0 : 0, 0)) return;
+        } else {
+            for (int k = k0; k < k1; k++)
+                if (run_ilu0_row(J, order[k], 0, work)) return;
+        }
+        atomic_store_explicit(&S->count[tid].v, base | (uint64_t)i, memory_order_release);
+        exec_publish(J);
+        if (dbg) { t1 = clock_now(); tc += t1 - t0; tb[k0 < 970000] += t1 - t0; if (dbg > 1 && k1 - k0 > 10000) fprintf(stderr, "  t%d seg [%d,%d) %.3f ms\n", tid, k0, k1, (t1-t0)*1e3); t0 = t1; }
+    }
+    if (dbg) fprintf(stderr, "t%d wait %.3f ms compute %.3f ms (bulk %.3f tail %.3f)\n", tid, tw * 1e3, tc * 1e3, tb[1] * 1e3, tb[0] * 1e3);
+    if (dbg) tw = tc = tb[0] = tb[1] = 0;
+    (void)sense;
+}
+
 static void exec_worker(void *arg, int tid, int nt)
 {
     exec_job *J = arg;
@@ -387,6 +467,11 @@ static void exec_worker(void *arg, int tid, int nt)
         stage_gather(J, tid, nt);
         if (cpu_barrier_wait(&J->bar, &sense, &J->ctl)) return;
     }
+    if (cpu_plan_of(p)->segmented) {
+        exec_worker_segments(J, tid, &sense, work);
+        if (staged && !cpu_barrier_wait(&J->bar, &sense, &J->ctl)) stage_scatter(J, tid, nt);
+        return;
+    }
     int r = 0;  /* current run; runs never straddle atasks */
     unsigned blocks = 0;
     for (int a = 0; a < s->natasks; a++) {
@@ -406,7 +491,7 @@ static void exec_worker(void *arg, int tid, int nt)
                 k1 = (int)(lo + len * (tid + 1) / nt);
             }
             if (J->mode == EXEC_PULL) {
-                if (pull_block(J, k0, k1, tracked)) return;
+                if (pull_block(J, k0, k1, 0, tracked)) return;
                 exec_block_done(J, tid, ++blocks);
                 continue;
             }
@@ -439,8 +524,11 @@ static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *
     J.col0 = col0;
     /* Only tracked atasks read done flags: a plan without one (levelset)
      * skips the stores, a write stream of n flags per solve. */
-    J.publish = p->sched.untracked < p->sched.natasks;
+    const cpu_plan *cp = cpu_plan_of(p);
+    J.publish = p->sched.untracked < p->sched.natasks && !cp->segmented;
     J.epoch = mode == EXEC_PUSH ? 0 : plan_next_epoch(p);
+    if (cp->segmented && J.epoch == 1)      /* first solve, or the epoch wrapped */
+        for (int t = 0; t < cp->segs.nt; t++) atomic_store(&cp->segs.count[t].v, 0);
     cpu_barrier_init(&J.bar, J.nt);
     cpu_wait_ctl_init(&J.ctl, ctx->pool, ctx->wait_timeout_s);
     cpu_event_init(&J.ev);
@@ -514,9 +602,8 @@ static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, in
  * in EXEC_STAGE_JUMPS rows, staged above. */
 #define EXEC_LINE_ROWS 8
 #define EXEC_STAGE_JUMPS 16
-ata_status cpu_exec_layout(ata_plan *p)
+static ata_status layout_positions(ata_plan *p)
 {
-    exec_choose_threads(p);
     cpu_plan *cp = cpu_plan_of(p);
     if (!cp && !(cp = calloc(1, sizeof *cp))) return ata_fail(ATA_ERR_NOMEM, "plan: out of memory");
     p->dev = cp;
@@ -567,6 +654,92 @@ ata_status cpu_exec_layout(ata_plan *p)
     return ATA_OK;
 }
 
+/* The stored row of T of each position, where T is in worker order
+ * (cpu_plan.tbase); the caller frees it. */
+static int *stored_rows(const cpu_plan *cp, int n)
+{
+    int *srow = mem_alloc(((size_t)n + 1) * sizeof *srow);
+    if (!srow) return NULL;
+    for (int s = 0; s < cp->segs.nseg; s++)
+        for (int k = cp->segs.lo[s]; k < cp->segs.hi[s]; k++) srow[k] = cp->tbase[s] + k - cp->segs.lo[s];
+    return srow;
+}
+
+/* T's rows in the order the workers run them (worker 0's segments, then
+ * worker 1's...): each worker streams one contiguous stretch of the matrix
+ * per solve. Columns and vectors stay in position space. */
+static ata_status layout_worker_order(ata_plan *p)
+{
+    cpu_plan *cp = cpu_plan_of(p);
+    const cpu_sched *S = &cp->segs;
+    const ata_csr *T = p->T;
+    ata_csr *W;
+    cp->tbase = mem_alloc(((size_t)S->nseg + 1) * sizeof *cp->tbase);
+    if (!cp->tbase) return ata_fail(ATA_ERR_NOMEM, "plan: out of memory");
+    ATA_TRY(ata_csr_alloc(T->nrows, T->ncols, T->nnz, &W));
+    int c = 0, w = 0;
+    W->rowptr[0] = 0;
+    for (int s = 0; s < S->nseg; s++) {
+        cp->tbase[s] = c;
+        for (int k = S->lo[s]; k < S->hi[s]; k++, c++) {
+            const int q0 = T->rowptr[k], len = T->rowptr[k + 1] - q0;
+            memcpy(W->col + w, T->col + q0, (size_t)len * sizeof *W->col);
+            memcpy(W->val + w, T->val + q0, (size_t)len * sizeof *W->val);
+            w += len;
+            W->rowptr[c + 1] = w;
+        }
+    }
+    ata_csr_free(p->T);
+    p->T = W;
+    return ATA_OK;
+}
+
+/* Segments and point-to-point waits (cpu_sched.h) for pull and ILU0 plans
+ * run by several workers, except under the two baselines: levelset keeps
+ * its barrier per level, syncfree its wait per row. */
+static ata_status layout_segments(ata_plan *p)
+{
+    cpu_plan *cp = cpu_plan_of(p);
+    const int nt = p->info.threads_used;
+    const ata_policy pol = p->opt.policy;
+    if ((nt < 2 && !getenv("ATA_SEG1")) || pol == ATA_POLICY_LEVELSET || pol == ATA_POLICY_SYNCFREE || getenv("ATA_NO_SEGMENTS")) return ATA_OK;
+    if (p->kind == PLAN_SPTRSV && p->opt.traversal != ATA_PULL) return ATA_OK;
+    const int n = p->n, *order = p->sched.order;
+    /* Staged plans are in position space already; by-row ones and ILU0
+     * read rows through the order. */
+    const int through_order = p->kind == PLAN_ILU0 || (cp->by_row && !cp->order_identity);
+    int *pos = NULL;
+    if (through_order) {
+        if (!(pos = mem_alloc(((size_t)n + 1) * sizeof *pos))) return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
+        for (int k = 0; k < n; k++) pos[order[k]] = k;
+    }
+    const cpu_sched_view v = { p->T, p->kind == PLAN_ILU0 ? p->Tu : NULL, through_order ? order : NULL, pos };
+    ata_status st = cpu_sched_build(p, &v, nt, &cp->segs);
+    free(pos);
+    if (st != ATA_OK) return st;
+    cp->segmented = 1;
+    if (p->kind == PLAN_SPTRSV && !(cp->by_row && !cp->order_identity) && p->T_borrowed == PLAN_T_OWNED && !getenv("ATA_NO_TC"))
+        ATA_TRY(layout_worker_order(p));
+    if (getenv("ATA_SEG_DEBUG")) {
+        fprintf(stderr, "segments: n %d nt %d nseg %d nwaits %lld:", n, nt, cp->segs.nseg, cp->segs.nwaits);
+        for (int t = 0; t < nt; t++) {
+            long long rows = 0;
+            for (int s = cp->segs.seg_ptr[t]; s < cp->segs.seg_ptr[t + 1]; s++) rows += cp->segs.hi[s] - cp->segs.lo[s];
+            fprintf(stderr, " [t%d: %d segs, %lld rows]", t, cp->segs.seg_ptr[t + 1] - cp->segs.seg_ptr[t], rows);
+        }
+        fprintf(stderr, "\n");
+    }
+    p->info.plan_bytes += sizeof(int) * (3 * (size_t)cp->segs.nseg + 2 * (size_t)cp->segs.nwaits) + sizeof(cpu_count) * (size_t)nt;
+    return ATA_OK;
+}
+
+ata_status cpu_exec_layout(ata_plan *p)
+{
+    exec_choose_threads(p);
+    ATA_TRY(layout_positions(p));
+    return layout_segments(p);
+}
+
 /* New values on a laid-out plan: row k of T is row order[k] of the matrix
  * the plan was analysed from, entries in the same order, so the source row
  * of each position is found from the row lengths alone. */
@@ -574,20 +747,30 @@ ata_status cpu_exec_set_values(ata_plan *p, const double *val)
 {
     ata_csr *T = p->T;
     const cpu_plan *cp = cpu_plan_of(p);
-    if (p->kind != PLAN_SPTRSV || cp->order_identity || cp->by_row) {   /* rows in their own order */
+    const int staged = p->kind == PLAN_SPTRSV && !cp->order_identity && !cp->by_row;
+    if (!staged && !cp->tbase) {    /* rows in their own order */
         if (val != T->val) memcpy(T->val, val, (size_t)T->nnz * sizeof *val);
         return ATA_OK;
     }
     const int n = p->n, *order = p->sched.order;
-    int *start = mem_alloc(((size_t)n + 1) * sizeof *start);
-    if (!start) return ata_fail(ATA_ERR_NOMEM, "plan values: out of memory (n = %d)", n);
-    for (int k = 0; k < n; k++) start[order[k] + 1] = T->rowptr[k + 1] - T->rowptr[k];
+    int *start = mem_alloc(((size_t)n + 1) * sizeof *start), *srow = NULL;
+    if (!start || (cp->tbase && !(srow = stored_rows(cp, n)))) {
+        free(start);
+        return ata_fail(ATA_ERR_NOMEM, "plan values: out of memory (n = %d)", n);
+    }
+    for (int k = 0; k < n; k++) {
+        const int c = srow ? srow[k] : k;
+        start[(staged ? order[k] : k) + 1] = T->rowptr[c + 1] - T->rowptr[c];
+    }
     start[0] = 0;
     for (int i = 0; i < n; i++) start[i + 1] += start[i];
-    for (int k = 0; k < n; k++)
-        memcpy(T->val + T->rowptr[k], val + start[order[k]],
-               (size_t)(T->rowptr[k + 1] - T->rowptr[k]) * sizeof *val);
+    for (int k = 0; k < n; k++) {
+        const int c = srow ? srow[k] : k;
+        memcpy(T->val + T->rowptr[c], val + start[staged ? order[k] : k],
+               (size_t)(T->rowptr[c + 1] - T->rowptr[c]) * sizeof *val);
+    }
     free(start);
+    free(srow);
     return ATA_OK;
 }
 
@@ -631,19 +814,30 @@ ata_status cpu_exec_triangle(const ata_plan *p, ata_csr **out)
 {
     *out = NULL;
     const cpu_plan *cp = cpu_plan_of(p);
-    if (p->kind != PLAN_SPTRSV || !cp || cp->order_identity || cp->by_row) return ATA_OK;   /* p->T is it */
+    if (p->kind != PLAN_SPTRSV || !cp) return ATA_OK;
+    const int staged = !cp->order_identity && !cp->by_row;
+    if (!staged && !cp->tbase) return ATA_OK;     /* p->T is it */
     const ata_csr *S = p->T;
     const int n = p->n, *order = p->sched.order;
+    int *srow = NULL;
+    if (cp->tbase && !(srow = stored_rows(cp, n))) return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
     ata_csr *T;
-    ATA_TRY(ata_csr_alloc(n, n, S->nnz, &T));
+    ata_status st = ata_csr_alloc(n, n, S->nnz, &T);
+    if (st != ATA_OK) { free(srow); return st; }
     T->rowptr[0] = 0;
-    for (int k = 0; k < n; k++) T->rowptr[order[k] + 1] = S->rowptr[k + 1] - S->rowptr[k];
+    for (int k = 0; k < n; k++) {
+        const int c = srow ? srow[k] : k;
+        T->rowptr[(staged ? order[k] : k) + 1] = S->rowptr[c + 1] - S->rowptr[c];
+    }
     for (int i = 0; i < n; i++) T->rowptr[i + 1] += T->rowptr[i];
-    for (int k = 0; k < n; k++)
-        for (int q = S->rowptr[k], w = T->rowptr[order[k]]; q < S->rowptr[k + 1]; q++, w++) {
-            T->col[w] = order[S->col[q]];
+    for (int k = 0; k < n; k++) {
+        const int c = srow ? srow[k] : k;
+        for (int q = S->rowptr[c], w = T->rowptr[staged ? order[k] : k]; q < S->rowptr[c + 1]; q++, w++) {
+            T->col[w] = staged ? order[S->col[q]] : S->col[q];
             T->val[w] = S->val[q];
         }
+    }
+    free(srow);
     *out = T;
     return ATA_OK;
 }
@@ -655,6 +849,8 @@ void cpu_exec_release(ata_plan *p)
     free(cp->xwork);
     free(cp->xpos);
     free(cp->xp);
+    cpu_sched_free(&cp->segs);
+    free(cp->tbase);
     free(cp);
     p->dev = NULL;
 }

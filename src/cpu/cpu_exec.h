@@ -3,6 +3,7 @@
 #define ATA_CPU_EXEC_H
 #include "plan.h"
 #include "cpu_pool.h"
+#include "cpu_sched.h"
 
 /* The CPU backend's part of a plan (ata_plan.dev), made by cpu_exec_layout:
  * how a pull solve meets b and x (see cpu_exec.c, pull_rows) and its
@@ -16,6 +17,10 @@ typedef struct cpu_plan {
     int order_identity;     /* order[k] == k for every k (no xpos, no copy of T) */
     int by_row;             /* pull: T, x and done flags by row, solved through
                                the order (the order is the identity or almost) */
+    int segmented;          /* runs by segments and point-to-point waits
+                               (segs, cpu_sched.h), not barriers and row flags */
+    cpu_sched segs;
+    int *tbase;             /* segmented, T in worker order: segment s's first row of T */
 } cpu_plan;
 
 static inline cpu_plan *cpu_plan_of(const ata_plan *p) { return (cpu_plan *)p->dev; }
