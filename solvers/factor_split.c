@@ -9,6 +9,7 @@
 #include "context.h"
 #include "cpu/cpu_pool.h"
 #include "csr.h"
+#include "dag.h"
 #include "error.h"
 #include "factor_impl.h"
 #include "mem.h"
@@ -112,9 +113,23 @@ static ata_status split_propagate(factor_core *f)
     }
     ata_plan_options lo, uo;
     factor_solve_options(f, &lo, &uo);
+    /* U's DAG: L's levels run backwards where they hold (dag_reverse_upper:
+     * a structurally symmetric A), so that the upper solve walks the rows
+     * of the factors' order back to front, level by level, instead of
+     * jumping through U's own levels (measured, circuit:1000000 in PCG:
+     * the upper solve took 1.5-2x the lower one). */
+    dag own = { 0 }, rev = { 0 };
+    const dag *lower = f->lower;
+    ata_status st = ATA_OK;
+    if (!lower && (st = dag_build(f->Ls->nrows, f->Ls->rowptr, f->Ls->col, 1, ATA_LOWER, &own)) == ATA_OK) lower = &own;
+    const int have_rev = st == ATA_OK && dag_reverse_upper(lower, f->Us->rowptr, f->Us->col, &rev) == ATA_OK;
+    dag_free(&own);
+    if (st != ATA_OK) return st;
     const plan_desc ld = split_plan(f->Ls, &lo, f->lower, f->fp),   /* the ILU0 plan's DAG and schedule */
-                    ud = split_plan(f->Us, &uo, NULL, NULL);
-    return factor_make_plans(f, &ld, &lo, &ud, &uo);
+                    ud = split_plan(f->Us, &uo, have_rev ? &rev : NULL, NULL);
+    st = factor_make_plans(f, &ld, &lo, &ud, &uo);
+    dag_free(&rev);
+    return st;
 }
 
 const factor_strategy factor_split = {

@@ -27,7 +27,8 @@ typedef struct {
     int *level;         /* n: level of each row */
     int *level_ptr;     /* nlevels + 1 */
     int *level_rows;    /* n: rows by level; inside a level by predecessor
-                           count (DAG_LEN_CLASSES classes, see dag.c), then index */
+                           count, then successor count (DAG_LEN_CLASSES
+                           classes each, see dag.c), then index */
     long long m;        /* edges */
     int max_width;
     int dag_class;
@@ -54,5 +55,16 @@ void dag_free(dag *d);
  * (level_rows the identity). In place, no pass over the pattern. */
 void dag_to_level_order(dag *d);
 const char *dag_class_name(int cls);
+/* The DAG of an upper triangle U (rows ptr/idx; entries on or below the
+ * diagonal ignored) as the levels of `lower`, the DAG of the matching lower
+ * triangle, run backwards: level' = nlevels - 1 - level, level_rows
+ * reversed. Rows of one level of L never meet in U either when every U(i, j)
+ * has level(j) > level(i) (always for a structurally symmetric matrix,
+ * where U(i, j) is L(j, i)). Then *out (its own arrays; critical path and
+ * widths as L's; not necessarily U's longest-path levels, the same count
+ * or more); else ATA_ERR_UNSUPPORTED, quietly (no message), nothing made.
+ * An upper solve on a matrix in L's level order then runs from the last
+ * row to the first, each level a block of rows. */
+ata_status dag_reverse_upper(const dag *lower, const int *ptr, const int *idx, dag *out);
 
 #endif

@@ -97,22 +97,24 @@ void tu_random_vec(double *v, int n, uint64_t seed)
 ata_csr *tu_level_ordered(const ata_csr *A)
 {
     const int n = A->nrows;
-    /* key: level, then predecessor count (capped as dag.h's classes), then index */
-    int *L = calloc((size_t)n, sizeof *L), *perm = malloc((size_t)n * sizeof *perm), *cnt = calloc((size_t)n * DAG_LEN_CLASSES + 2, sizeof *cnt);
+    /* key: level, then predecessor count, then successor count (each
+     * capped as dag.h's classes), then index */
+    const int C = DAG_LEN_CLASSES, C2 = C * C;
+    int *L = calloc((size_t)n, sizeof *L), *perm = malloc((size_t)n * sizeof *perm), *cnt = calloc((size_t)n * C2 + 2, sizeof *cnt);
     int maxl = 0;
     for (int i = 0; i < n; i++) {
-        int l = 0, e = 0;
+        int l = 0, e = 0, o = 0;
         for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
             if (A->col[q] < i) {
                 e++;
                 if (L[A->col[q]] + 1 > l) l = L[A->col[q]] + 1;
-            }
+            } else o += A->col[q] > i;
         L[i] = l;
         if (l > maxl) maxl = l;
-        perm[i] = l * DAG_LEN_CLASSES + (e < DAG_LEN_CLASSES - 1 ? e : DAG_LEN_CLASSES - 1);
+        perm[i] = l * C2 + (e < C - 1 ? e : C - 1) * C + (o < C - 1 ? o : C - 1);
         cnt[perm[i] + 1]++;
     }
-    for (int k = 0; k < (maxl + 1) * DAG_LEN_CLASSES; k++) cnt[k + 1] += cnt[k];
+    for (int k = 0; k < (maxl + 1) * C2; k++) cnt[k + 1] += cnt[k];
     for (int i = 0; i < n; i++) perm[i] = cnt[perm[i]]++;
     ata_csr *P;
     TU_OK(ata_csr_permute_sym(A, perm, &P));

@@ -614,7 +614,7 @@ static ata_status layout_positions(ata_plan *p)
     long long jumps = 0;
     for (int k = 0; k < n; k++) {
         identity &= order[k] == k;
-        jumps += k > 0 && (unsigned)(order[k] - order[k - 1]) > EXEC_LINE_ROWS;
+        jumps += k > 0 && abs(order[k] - order[k - 1]) > EXEC_LINE_ROWS;   /* either way (an upper solve's order runs down) */
     }
     cp->order_identity = identity;
     cp->by_row = pull && (identity || jumps < n / EXEC_STAGE_JUMPS);
