@@ -10,7 +10,9 @@
 #include <string.h>
 #include "backend_suite.h"
 #include "dag.h"
+#include "context.h"
 #include "cpu/cpu_exec.h"
+#include "factor.h"
 
 static const ata_policy cpu_policies[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCFREE, ATA_POLICY_CA, ATA_POLICY_CHAIN,
                                            ATA_POLICY_LA, ATA_POLICY_GREEDY };
@@ -300,6 +302,80 @@ static void test_pull_staging(void **state)
     ata_context_destroy(ctx);
 }
 
+/* The workers' schedules (cpu_sched.h): every predecessor finished before a
+ * row runs, waits and segments only forwards (deadlock freedom), on the
+ * plans' own schedules (2 workers here) and on schedules made afresh for
+ * 3, 5 and 8 workers on the same layouts; for solve plans (staged, in
+ * level order, upper solves run backwards: by row), ILU0 and the factor's
+ * plans. And the check can fail: a schedule without its waits is caught. */
+static void check_plan_schedule(const ata_plan *p, const char *what)
+{
+    ata_status st = cpu_exec_check_schedule(p, 0);
+    if (st != ATA_OK) fail_msg("%s: %s", what, ata_last_error());
+    const int nts[] = { 3, 5, 8 };
+    for (int i = 0; i < 3; i++)
+        if ((st = cpu_exec_check_schedule(p, nts[i])) != ATA_OK) fail_msg("%s, %d workers: %s", what, nts[i], ata_last_error());
+}
+
+static void test_worker_schedules(void **state)
+{
+    (void)state;
+    ata_context *ctx = make_ctx(2, 10);
+    if (ata_context_threads(ctx) < 2 || cpu_pool_workers(ctx->pool) < 2) {
+        print_message("SKIPPED: one CPU, no worker schedules\n");
+        ata_context_destroy(ctx);
+        return;
+    }
+    const char *specs[] = { "lap3d:12", "circuit:6000", "lap2d:40x30,perm=3", "convdiff:8", "lap3d:10,levelorder" };
+    const ata_policy pols[] = { ATA_POLICY_CA, ATA_POLICY_LA, ATA_POLICY_GREEDY, ATA_POLICY_CHAIN };
+    int checked = 0;
+    for (int m = 0; m < 5; m++) {
+        ata_csr *A;
+        TU_OK(ata_gen_from_spec(specs[m], &A));
+        for (int k = 0; k < 4; k++)
+            for (int u = 0; u < 2; u++) {
+                ata_plan_options o = ata_plan_defaults();
+                o.policy = pols[k];
+                o.S = k == 2 ? 0 : 16;
+                o.uplo = u ? ATA_UPPER : ATA_LOWER;
+                ata_plan *p;
+                TU_OK(ata_sptrsv_plan_create(ctx, A, &o, &p));
+                char what[96];
+                snprintf(what, sizeof what, "%s %s %s", specs[m], ata_policy_name(pols[k]), u ? "upper" : "lower");
+                assert_true(cpu_plan_of(p)->segmented);
+                check_plan_schedule(p, what);
+                checked++;
+                ata_plan_destroy(p);
+            }
+        /* a factor: its ILU0 plan and both solve plans */
+        ata_factor_options fo = ata_factor_defaults();
+        fo.plan.policy = ATA_POLICY_CA;
+        fo.plan.S = 16;
+        factor_core *f;
+        TU_OK(factor_core_setup(ctx, A, &fo, 0, NULL, &f));
+        check_plan_schedule(f->fp, "ILU0 plan");
+        check_plan_schedule(f->Lp, "factor L plan");
+        check_plan_schedule(f->Up, "factor U plan");
+        factor_core_free(f);
+        ata_csr_free(A);
+    }
+    assert_int_equal(checked, 5 * 4 * 2);
+    /* without its waits, a schedule of a DAG with edges between workers fails the check */
+    ata_csr *A;
+    TU_OK(ata_gen_from_spec("lap3d:30", &A));     /* levels wide enough to split */
+    ata_plan_options o = ata_plan_defaults();
+    o.S = 16;
+    ata_plan *p;
+    TU_OK(ata_sptrsv_plan_create(ctx, A, &o, &p));
+    cpu_sched *S = &cpu_plan_of(p)->segs;
+    assert_true(S->nwaits > 0);
+    for (int s = 0; s <= S->nseg; s++) S->wait_ptr[s] = 0;
+    assert_int_equal(cpu_exec_check_schedule(p, 0), ATA_ERR_INTERNAL);
+    ata_plan_destroy(p);
+    ata_csr_free(A);
+    ata_context_destroy(ctx);
+}
+
 static void test_api_errors(void **state)
 {
     (void)state;
@@ -338,6 +414,7 @@ int main(void)
         BS_SUITE_TESTS(&cpu_backend),
         cmocka_unit_test(test_thread_counts),
         cmocka_unit_test(test_pull_staging),
+        cmocka_unit_test(test_worker_schedules),
     };
     return cmocka_run_group_tests_name("runtime (cpu backend)", tests, NULL, NULL);
 }

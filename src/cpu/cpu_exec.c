@@ -416,20 +416,17 @@ static int seg_wait(exec_job *J, const cpu_count *c, uint64_t want, int row)
 }
 
 /* A worker's segments, in order: wait as listed, run, publish the count. */
-static void exec_worker_segments(exec_job *J, int tid, int *sense, int *work)
+static void exec_worker_segments(exec_job *J, int tid, int *work)
 {
     ata_plan *p = J->p;
     const cpu_plan *cp = cpu_plan_of(p);
     cpu_sched *S = &cpu_plan_of(p)->segs;
     const uint64_t base = (uint64_t)J->epoch << 32;
     const int *order = p->sched.order;
-    static _Thread_local double tw, tc, tb[2]; static int dbg = -1; if (dbg < 0) dbg = getenv("ATA_SEG_TIME") ? atoi(getenv("ATA_SEG_TIME")) : 0;
-    double t0 = dbg ? clock_now() : 0, t1;
     for (int s = S->seg_ptr[tid], i = 1; s < S->seg_ptr[tid + 1]; s++, i++) {
         const int k0 = S->lo[s], k1 = S->hi[s];
         for (int w = S->wait_ptr[s]; w < S->wait_ptr[s + 1]; w++)
             if (seg_wait(J, &S->count[S->wait_thr[w]], base | (uint64_t)S->wait_cnt[w], order[k0])) return;
-        if (dbg) { t1 = clock_now(); tw += t1 - t0; t0 = t1; }
         if (J->mode == EXEC_PULL) {
             if (pull_block(J, k0, k1, cp->tbase ? cp->tbase[s] - k0 : 0, 0)) return;
         } else {
@@ -438,11 +435,7 @@ static void exec_worker_segments(exec_job *J, int tid, int *sense, int *work)
         }
         atomic_store_explicit(&S->count[tid].v, base | (uint64_t)i, memory_order_release);
         exec_publish(J);
-        if (dbg) { t1 = clock_now(); tc += t1 - t0; tb[k0 < 970000] += t1 - t0; if (dbg > 1 && k1 - k0 > 10000) fprintf(stderr, "  t%d seg [%d,%d) %.3f ms\n", tid, k0, k1, (t1-t0)*1e3); t0 = t1; }
     }
-    if (dbg) fprintf(stderr, "t%d wait %.3f ms compute %.3f ms (bulk %.3f tail %.3f)\n", tid, tw * 1e3, tc * 1e3, tb[1] * 1e3, tb[0] * 1e3);
-    if (dbg) tw = tc = tb[0] = tb[1] = 0;
-    (void)sense;
 }
 
 static void exec_worker(void *arg, int tid, int nt)
@@ -468,7 +461,7 @@ static void exec_worker(void *arg, int tid, int nt)
         if (cpu_barrier_wait(&J->bar, &sense, &J->ctl)) return;
     }
     if (cpu_plan_of(p)->segmented) {
-        exec_worker_segments(J, tid, &sense, work);
+        exec_worker_segments(J, tid, work);
         if (staged && !cpu_barrier_wait(&J->bar, &sense, &J->ctl)) stage_scatter(J, tid, nt);
         return;
     }
@@ -694,43 +687,75 @@ static ata_status layout_worker_order(ata_plan *p)
     return ATA_OK;
 }
 
+/* How the plan's positions meet its stored rows and columns
+ * (cpu_sched_view): staged plans are in position space (T in worker order:
+ * through the stored rows), by-row ones and ILU0 read rows through the
+ * order. The arrays it allocates are the caller's to free. */
+static ata_status plan_view(const ata_plan *p, cpu_sched_view *v, int **alloc_rows, int **alloc_pos)
+{
+    const cpu_plan *cp = cpu_plan_of(p);
+    const int n = p->n, *order = p->sched.order;
+    const int through_order = p->kind == PLAN_ILU0 || (cp->by_row && !cp->order_identity);
+    int *pos = NULL, *srow = NULL;
+    if (through_order && (pos = mem_alloc(((size_t)n + 1) * sizeof *pos)))
+        for (int k = 0; k < n; k++) pos[order[k]] = k;
+    if (cp->tbase) srow = stored_rows(cp, n);
+    if ((through_order && !pos) || (cp->tbase && !srow)) {
+        free(pos); free(srow);
+        return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
+    }
+    *v = (cpu_sched_view){ p->T, p->kind == PLAN_ILU0 ? p->Tu : NULL, srow ? srow : through_order ? order : NULL, pos };
+    *alloc_rows = srow;
+    *alloc_pos = pos;
+    return ATA_OK;
+}
+
 /* Segments and point-to-point waits (cpu_sched.h) for pull and ILU0 plans
  * run by several workers, except under the two baselines: levelset keeps
- * its barrier per level, syncfree its wait per row. */
+ * its barrier per level, syncfree its wait per row. A staged plan that owns
+ * its T then stores it in worker order. */
 static ata_status layout_segments(ata_plan *p)
 {
     cpu_plan *cp = cpu_plan_of(p);
     const int nt = p->info.threads_used;
     const ata_policy pol = p->opt.policy;
-    if ((nt < 2 && !getenv("ATA_SEG1")) || pol == ATA_POLICY_LEVELSET || pol == ATA_POLICY_SYNCFREE || getenv("ATA_NO_SEGMENTS")) return ATA_OK;
+    if (nt < 2 || pol == ATA_POLICY_LEVELSET || pol == ATA_POLICY_SYNCFREE) return ATA_OK;
     if (p->kind == PLAN_SPTRSV && p->opt.traversal != ATA_PULL) return ATA_OK;
-    const int n = p->n, *order = p->sched.order;
-    /* Staged plans are in position space already; by-row ones and ILU0
-     * read rows through the order. */
-    const int through_order = p->kind == PLAN_ILU0 || (cp->by_row && !cp->order_identity);
-    int *pos = NULL;
-    if (through_order) {
-        if (!(pos = mem_alloc(((size_t)n + 1) * sizeof *pos))) return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
-        for (int k = 0; k < n; k++) pos[order[k]] = k;
-    }
-    const cpu_sched_view v = { p->T, p->kind == PLAN_ILU0 ? p->Tu : NULL, through_order ? order : NULL, pos };
+    cpu_sched_view v;
+    int *rows, *pos;
+    ATA_TRY(plan_view(p, &v, &rows, &pos));
     ata_status st = cpu_sched_build(p, &v, nt, &cp->segs);
+    free(rows);
     free(pos);
     if (st != ATA_OK) return st;
     cp->segmented = 1;
-    if (p->kind == PLAN_SPTRSV && !(cp->by_row && !cp->order_identity) && p->T_borrowed == PLAN_T_OWNED && !getenv("ATA_NO_TC"))
-        ATA_TRY(layout_worker_order(p));
-    if (getenv("ATA_SEG_DEBUG")) {
-        fprintf(stderr, "segments: n %d nt %d nseg %d nwaits %lld:", n, nt, cp->segs.nseg, cp->segs.nwaits);
-        for (int t = 0; t < nt; t++) {
-            long long rows = 0;
-            for (int s = cp->segs.seg_ptr[t]; s < cp->segs.seg_ptr[t + 1]; s++) rows += cp->segs.hi[s] - cp->segs.lo[s];
-            fprintf(stderr, " [t%d: %d segs, %lld rows]", t, cp->segs.seg_ptr[t + 1] - cp->segs.seg_ptr[t], rows);
-        }
-        fprintf(stderr, "\n");
-    }
     p->info.plan_bytes += sizeof(int) * (3 * (size_t)cp->segs.nseg + 2 * (size_t)cp->segs.nwaits) + sizeof(cpu_count) * (size_t)nt;
+    const int staged = !cp->order_identity && !cp->by_row;
+    if (p->kind == PLAN_SPTRSV && (staged || cp->order_identity) && p->T_borrowed == PLAN_T_OWNED) {
+        ATA_TRY(layout_worker_order(p));
+        p->info.plan_bytes += sizeof(int) * (size_t)cp->segs.nseg;
+    }
     return ATA_OK;
+}
+
+ata_status cpu_exec_check_schedule(const ata_plan *p, int nt)
+{
+    const cpu_plan *cp = cpu_plan_of(p);
+    if (nt == 0 && !cp->segmented) return ATA_OK;
+    cpu_sched_view v;
+    int *rows, *pos;
+    ATA_TRY(plan_view(p, &v, &rows, &pos));
+    ata_status st = ATA_OK;
+    if (nt == 0) st = cpu_sched_check(&cp->segs, &v, p->n);
+    else {
+        cpu_sched fresh;
+        st = cpu_sched_build(p, &v, nt, &fresh);
+        if (st == ATA_OK) st = cpu_sched_check(&fresh, &v, p->n);
+        cpu_sched_free(&fresh);
+    }
+    free(rows);
+    free(pos);
+    return st;
 }
 
 ata_status cpu_exec_layout(ata_plan *p)

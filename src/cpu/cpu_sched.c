@@ -298,3 +298,67 @@ ata_status cpu_sched_build(const ata_plan *p, const cpu_sched_view *v, int nt, c
     free(B.lo.v); free(B.hi.v); free(B.thr.v); free(B.idx.v); free(B.wptr.v); free(B.wthr.v); free(B.wcnt.v);
     return st;
 }
+
+/* See cpu_sched.h. Positions whose segment is not found yet are -1. */
+ata_status cpu_sched_check(const cpu_sched *S, const cpu_sched_view *v, int n)
+{
+    const int nt = S->nt;
+    int *seg = mem_alloc(((size_t)n + 1) * sizeof *seg), *thr = mem_alloc(((size_t)S->nseg + 1) * sizeof *thr);
+    int *idx = mem_alloc(((size_t)S->nseg + 1) * sizeof *idx), *waited = mem_calloc((size_t)nt * nt + 1, sizeof *waited);
+    ata_status st = ATA_OK;
+    if (!seg || !thr || !idx || !waited) { st = ata_fail(ATA_ERR_NOMEM, "schedule check: out of memory"); goto out; }
+    for (int k = 0; k < n; k++) seg[k] = -1;
+    for (int t = 0; t < nt && st == ATA_OK; t++)
+        for (int s = S->seg_ptr[t]; s < S->seg_ptr[t + 1]; s++) {
+            thr[s] = t;
+            idx[s] = s - S->seg_ptr[t];
+            if (s > S->seg_ptr[t] && S->lo[s] < S->hi[s - 1]) {
+                st = ata_fail(ATA_ERR_INTERNAL, "schedule: worker %d runs [%d, %d) after [%d, %d)", t, S->lo[s],
+                              S->hi[s], S->lo[s - 1], S->hi[s - 1]);
+                break;
+            }
+            for (int k = S->lo[s]; k < S->hi[s]; k++) {
+                if (seg[k] >= 0) {
+                    st = ata_fail(ATA_ERR_INTERNAL, "schedule: position %d is in two segments", k);
+                    break;
+                }
+                seg[k] = s;
+            }
+        }
+    for (int k = 0; k < n && st == ATA_OK; k++)
+        if (seg[k] < 0) st = ata_fail(ATA_ERR_INTERNAL, "schedule: position %d is in no segment", k);
+    /* Every worker's waits, in its order: a wait names an earlier-made
+     * segment (lower positions), and before a segment runs, each of its
+     * predecessors is in it (earlier), in an earlier segment of its worker,
+     * or in a segment another worker has been waited for. */
+    for (int t = 0; t < nt && st == ATA_OK; t++)
+        for (int s = S->seg_ptr[t]; s < S->seg_ptr[t + 1] && st == ATA_OK; s++) {
+            int *w = waited + (size_t)t * nt;
+            for (int q = S->wait_ptr[s]; q < S->wait_ptr[s + 1]; q++) {
+                const int u = S->wait_thr[q], c = S->wait_cnt[q];
+                if (u == t || c < 1 || c > S->seg_ptr[u + 1] - S->seg_ptr[u] || S->lo[S->seg_ptr[u] + c - 1] >= S->lo[s]) {
+                    st = ata_fail(ATA_ERR_INTERNAL, "schedule: worker %d waits for %d segments of worker %d before [%d, %d)",
+                                  t, c, u, S->lo[s], S->hi[s]);
+                    break;
+                }
+                if (c > w[u]) w[u] = c;
+            }
+            for (int k = S->lo[s]; k < S->hi[s] && st == ATA_OK; k++) {
+                const int r = v->rowmap ? v->rowmap[k] : k;
+                for (int q = v->T->rowptr[r]; q < v->T->rowptr[r + 1]; q++) {
+                    const int pj = v->posmap ? v->posmap[v->T->col[q]] : v->T->col[q];
+                    if (pj >= k) continue;
+                    const int sp = seg[pj];
+                    const int ok = sp == s || (thr[sp] == t ? idx[sp] < idx[s] : w[thr[sp]] > idx[sp]);
+                    if (!ok) {
+                        st = ata_fail(ATA_ERR_INTERNAL, "schedule: position %d (worker %d) may run before its "
+                                      "predecessor at %d (worker %d)", k, t, pj, thr[sp]);
+                        break;
+                    }
+                }
+            }
+        }
+out:
+    free(seg); free(thr); free(idx); free(waited);
+    return st;
+}

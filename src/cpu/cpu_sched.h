@@ -52,5 +52,10 @@ typedef struct {
  * clocks (earliest finish, a cross-worker wait costing a hand-off). */
 ata_status cpu_sched_build(const ata_plan *p, const cpu_sched_view *v, int nt, cpu_sched *out);
 void cpu_sched_free(cpu_sched *s);
+/* ATA_OK iff every position is in one segment, each worker's segments and
+ * waits go forwards (the deadlock argument above), and every predecessor
+ * of a position is finished before it runs: earlier in its segment, in an
+ * earlier segment of its worker, or in one it waited for. (Tests.) */
+ata_status cpu_sched_check(const cpu_sched *s, const cpu_sched_view *v, int n);
 
 #endif
