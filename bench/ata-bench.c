@@ -212,8 +212,21 @@ static void run_pcg(bench_state *st, const ata_csr *A, bench_run *r, const char 
         memset(x, 0, (size_t)n * sizeof *x);
         ata_pcg_result res;
         memset(&res, 0, sizeof res);
+        /* ata_pcg's setup + solve + destroy, as ata_pcg runs them, with
+         * the plans' choices read before the destroy; a setup that fails
+         * runs again through ata_pcg, which reports into res. */
         double w0 = now_s();
-        ata_status s = ata_pcg(serial ? NULL : st->ctx, A, b, x, &po, &res);
+        ata_pcg_solver *solver = NULL;
+        ata_status s = ata_pcg_setup(serial ? NULL : st->ctx, A, &po, &solver);
+        if (s == ATA_OK) {
+            s = ata_pcg_solve(solver, b, x, &res);
+            const ata_plan *pl[2];
+            ata_pcg_plans(solver, &pl[0], &pl[1]);
+            for (int q = 0; q < 2; q++) snprintf(r->choice[q], sizeof r->choice[q], "%s", pl[q] ? ata_plan_choice(pl[q]) : "");
+            ata_pcg_destroy(solver);
+        } else {
+            s = ata_pcg(serial ? NULL : st->ctx, A, b, x, &po, &res);
+        }
         t_wall[done] = now_s() - w0;
         if (s == ATA_OK) s = res.status;
         t_an[done] = res.analysis_s;
@@ -429,7 +442,12 @@ static void run_sptrsv(bench_state *st, const ata_csr *A, sptrsv_setup *su, benc
         run_sptrsv_multi(st, A, su, r, plan, t);
         goto out;
     }
-    /* One untimed solve: warms caches and the pool, and gives the check. */
+    /* One untimed solve: warms caches and the pool, and gives the check;
+     * auto's plans first time their own solves (ata_plan_choice): those
+     * run untimed here too, so the reps time what the plan settled on. */
+    if (r->policy == ATA_POLICY_AUTO)
+        for (int k = 0; k < ATA_AUTO_TUNE_SOLVES && s == ATA_OK; k++) s = ata_sptrsv(plan, su->b, su->x);
+    if (s != ATA_OK) { fail_run(r, s); goto out; }
     for (int rep = -1; rep < o->reps; rep++) {
         if (rep >= 0)
             progress_set("%s %s policy %s: solve %d/%d", step_tag(st, st->step, tag, sizeof tag), label,
@@ -470,6 +488,11 @@ static void run_sptrsv(bench_state *st, const ata_csr *A, sptrsv_setup *su, benc
     }
     r->solve_s = median_range(t, r->reps, &r->time_min_s, &r->time_max_s);
 out:
+    if (plan) {
+        snprintf(r->choice[0], sizeof r->choice[0], "%s", ata_plan_choice(plan));
+        ata_plan_info info;     /* what ran (auto may have settled on one worker) */
+        if (ata_plan_get_info(plan, &info) == ATA_OK) r->info[0].threads_used = info.threads_used;
+    }
     ata_plan_destroy(plan);
     free(t);
 }

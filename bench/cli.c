@@ -41,7 +41,7 @@ static const flag_def flags[] = {
     { O_GEN, "--gen", "SPEC", F_ALL | F_WRITE, NULL,
       "generated matrix: lap2d:NX[xNY] (5-point), lap3d:N[xNYxNZ]\n(7-point), lap3d27:N, convdiff:N (3D upwind convection-diffusion,\nnonsymmetric), circuit:N; add ,perm=SEED for a random\nsymmetric permutation, ,levelorder to relabel the matrix in its lower\ntriangle's level order (as PCG's setup does); several specs may be\njoined with commas" },
     { O_POLICY, "--policy", "LIST", F_SOLVE, "Runtime (pcg, sptrsv, ilu0):",
-      "comma list of the policies listed under 'Policies' below, serial\n(the serial baseline), or all (every policy not marked GPU only,\nplus vendor on a GPU backend); default ca. Several policies are\ncompared in one run" },
+      "comma list of the policies listed under 'Policies' below, serial\n(the serial baseline), or all (every policy not marked GPU only,\nplus vendor on a GPU backend); default auto (it says what it chose\nand why under the table). Several policies are compared in one run" },
     { O_SERIAL, "--serial", NULL, F_SOLVE, NULL,
       "run the serial reference only (ata_pcg with no context,\nata_ref_sptrsv_*, ata_ref_ilu0); same as --policy serial" },
     { O_BACKEND, "--backend", "NAME", F_SOLVE, NULL,
@@ -559,7 +559,7 @@ int cli_parse(int argc, char **argv, bench_opts *o)
     if (serial_given && policy_given)
         return usage_error("--serial and --policy exclude each other (use --policy serial,... to compare)");
     if (serial_given) add_policy(o, POLICY_SERIAL);
-    if (o->npolicies == 0) add_policy(o, ATA_POLICY_CA);
+    if (o->npolicies == 0) add_policy(o, ATA_POLICY_AUTO);
     if (o->cmd == CMD_WRITE) {
         if (o->ninputs != 1)
             return usage_error("write: expected exactly one input (--gen SPEC or --matrix FILE), got %d", o->ninputs);

@@ -273,10 +273,30 @@ static void fmt_time(char *b, size_t n, double t)
     else snprintf(b, n, "%.3g ms", t * 1e3);
 }
 
+static void put_wrapped(FILE *f, int indent, const char *text);
+
+/* What auto chose and why, per plan (ata_plan_choice), wrapped. */
+static void report_choice_lines(FILE *f, const bench_results *R, int matrix)
+{
+    for (int k = 0; k < R->nruns; k++) {
+        const bench_run *u = &R->runs[k];
+        if (u->matrix != matrix || u->policy != ATA_POLICY_AUTO) continue;
+        for (int q = 0; q < 2; q++) {
+            if (!u->choice[q][0]) continue;
+            char line[400];
+            snprintf(line, sizeof line, "%s %s%s", R->mats[matrix].label, u->ninfo > 1 ? (q ? "U plan, " : "L plan, ") : "",
+                     u->choice[q]);
+            put_wrapped(f, 2, line);
+        }
+    }
+}
+
 /* S auto's inputs for a matrix (the same for every policy: T_l is the
- * context's, T_u the triangle's), with their spread over the probes. */
+ * context's, T_u the triangle's), with their spread over the probes; then
+ * auto's choices. */
 void report_probe_line(FILE *f, const bench_results *R, int matrix)
 {
+    report_choice_lines(f, R, matrix);
     if (R->opt->S) return;
     for (int k = 0; k < R->nruns; k++) {
         const bench_run *u = &R->runs[k];
@@ -400,6 +420,7 @@ void report_summary(FILE *f, const bench_results *R, int matrix)
             put_cell(f, buf, sum_cols[k].width, sum_cols[k].left, k == SUM_NCOLS - 1);
         }
     }
+    report_choice_lines(f, R, matrix);
     /* S auto's inputs, as report_probe_line gives them, without the ranges. */
     if (R->opt->S) return;
     for (int k = 0; k < R->nruns; k++) {

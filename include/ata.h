@@ -213,10 +213,20 @@ typedef enum {
     ATA_POLICY_VENDOR,       /* cuSPARSE / hipSPARSE (GPU backends only) */
     ATA_POLICY_CHAIN,        /* blocks of chained consecutive rows, by block level,
                                 solved in place (CPU backend only) */
+    ATA_POLICY_AUTO,         /* the default: chooses per plan (see
+                                ata_plan_choice; on the CPU its first
+                                ATA_AUTO_TUNE_SOLVES one-column solves are
+                                timed, alternating all workers and one) */
     ATA_POLICY_COUNT
 } ata_policy;
 
+#define ATA_AUTO_TUNE_SOLVES 6
 ATA_API const char *ata_policy_name(ata_policy p);
+/* What a plan made with ATA_POLICY_AUTO chose and why (policy, S, CPU
+ * workers and the timings that decided them), or for another policy what
+ * ran; a string the plan owns, valid until it is destroyed. */
+typedef struct ata_plan ata_plan;
+ATA_API const char *ata_plan_choice(const ata_plan *plan);
 ATA_API ata_status ata_policy_from_name(const char *name, ata_policy *out);
 
 typedef enum { ATA_PULL = 0, ATA_PUSH = 1 } ata_traversal; /* CSR / CSC */
@@ -231,8 +241,6 @@ typedef struct {
 } ata_plan_options;
 
 ATA_API ata_plan_options ata_plan_defaults(void);
-
-typedef struct ata_plan ata_plan;
 
 /* Analysis: T holds at least the `uplo` triangle (other entries ignored);
  * the plan keeps its own copy of what it needs, T may be freed after. */
@@ -383,6 +391,9 @@ ATA_API ata_status ata_factor_solve(ata_factor *F, const double *b, double *x);
 /* Row of the last zero/non-finite pivot found by setup/update (-1 if none). */
 ATA_API int ata_factor_pivot_row(const ata_factor *F);
 ATA_API ata_status ata_factor_get_info(const ata_factor *F, ata_plan_info *L, ata_plan_info *U);
+/* The factor's L and U solve plans (NULL where it has none: Jacobi's U),
+ * owned by F: for ata_plan_get_info and ata_plan_choice. */
+ATA_API void ata_factor_plans(const ata_factor *F, const ata_plan **L, const ata_plan **U);
 ATA_API void ata_factor_destroy(ata_factor *F);
 /* Several right-hand sides (column-major, see ata_sptrsv_multi), and the
  * memory-space/stream form (see ata_sptrsv_ex). */
@@ -477,6 +488,10 @@ ATA_API ata_status ata_pcg_update_values(ata_pcg_solver *s, const double *val);
 /* Change rtol, atol and maxit for later solves. */
 ATA_API ata_status ata_pcg_set_tolerances(ata_pcg_solver *s, double rtol, double atol, int maxit);
 ATA_API void ata_pcg_destroy(ata_pcg_solver *s);
+/* The preconditioner's L and U solve plans (NULL where there are none),
+ * owned by s: for ata_plan_get_info and ata_plan_choice (policy auto times
+ * its first solves, so its choice is final after a few iterations). */
+ATA_API void ata_pcg_plans(const ata_pcg_solver *s, const ata_plan **L, const ata_plan **U);
 
 #ifdef __cplusplus
 }

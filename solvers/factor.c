@@ -528,3 +528,9 @@ void ata_factor_destroy(ata_factor *F)
     free(F->tmpm);
     free(F);
 }
+
+void ata_factor_plans(const ata_factor *F, const ata_plan **L, const ata_plan **U)
+{
+    if (L) *L = F && F->core ? F->core->Lp : NULL;
+    if (U) *U = F && F->core ? F->core->Up : NULL;
+}

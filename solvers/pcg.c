@@ -424,3 +424,9 @@ ata_status ata_pcg(ata_context *ctx, const ata_csr *A, const double *b, double *
     if (res == &dummy) ata_pcg_result_free(&dummy);
     return st;
 }
+
+void ata_pcg_plans(const ata_pcg_solver *s, const ata_plan **L, const ata_plan **U)
+{
+    if (L) *L = s && s->pc ? s->pc->Lp : NULL;
+    if (U) *U = s && s->pc ? s->pc->Up : NULL;
+}

@@ -3,6 +3,7 @@
  * the analysis shared by every kind of plan and backend: DAG, S (Eq.
  * 5.1/5.2), aggregation, dependency state, and the backend's upload. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cpu/cpu_pool.h"
@@ -17,7 +18,7 @@
 
 ata_plan_options ata_plan_defaults(void)
 {
-    ata_plan_options o = { ATA_POLICY_CA, 0, 100.0, ATA_LOWER, ATA_NON_UNIT, ATA_PULL };
+    ata_plan_options o = { ATA_POLICY_AUTO, 0, 100.0, ATA_LOWER, ATA_NON_UNIT, ATA_PULL };
     return o;
 }
 
@@ -103,10 +104,37 @@ static ata_status init_dependency_state(ata_plan *p, int preds, ata_uplo uplo)
     return ATA_OK;
 }
 
+/* auto: ca's adaptive tasks with S by Eq. 5.2 on every backend (the
+ * paper's best on both DAG classes, and the CPU's worker schedule makes its
+ * thin levels cheap: cpu_sched.c); the CPU backend then times its first
+ * solves with all workers and with one (cpu_exec.c). */
+static ata_policy plan_resolve_policy(ata_policy p) { return p == ATA_POLICY_AUTO ? ATA_POLICY_CA : p; }
+
+const char *ata_plan_choice(const ata_plan *plan) { return plan ? plan->choice : "(no plan)"; }
+
+/* The analysis's part of ata_plan_choice (the backend may add to it). */
+static void plan_describe(ata_plan *p, const dag *d)
+{
+    const ata_plan_info *in = &p->info;
+    int w = snprintf(p->choice, sizeof p->choice, "%s%s", p->auto_policy ? "auto: " : "", ata_policy_name(p->opt.policy));
+    const unsigned fl = policy_get(p->opt.policy)->flags;
+    if (w > 0 && (size_t)w < sizeof p->choice && (fl & POLICY_USES_S)) {
+        if (p->opt.S > 0) w += snprintf(p->choice + w, sizeof p->choice - w, ", S %d (fixed)", in->S);
+        else w += snprintf(p->choice + w, sizeof p->choice - w, ", S %d (Eq. 5.2: T_l %.0f ns, T_u %.2f ns)", in->S,
+                           in->T_l * 1e9, in->T_u * 1e9);
+    }
+    if (w > 0 && (size_t)w < sizeof p->choice && d)
+        snprintf(p->choice + w, sizeof p->choice - w, "; %d adaptive tasks on %d levels (%s DAG)", in->atasks,
+                 d->nlevels, dag_class_name(d->dag_class));
+}
+
 static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowed, int kind,
-                          const ata_plan_options *opt, const dag *known, const ata_plan *like, ata_plan **out)
+                          const ata_plan_options *opt_in, const dag *known, const ata_plan *like, ata_plan **out)
 {
     double t0 = clock_now();
+    ata_plan_options resolved = *opt_in;
+    resolved.policy = plan_resolve_policy(opt_in->policy);
+    const ata_plan_options *opt = &resolved;
     const policy_desc *pd = policy_get(opt->policy);
     /* (a backend that schedules nothing runs no policy: any known one will do) */
     ata_status bad = !pd ? ata_fail(ATA_ERR_ARG, "plan: unknown policy %d", (int)opt->policy)
@@ -117,6 +145,7 @@ static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowe
     p->ctx = ctx;
     p->kind = kind;
     p->opt = *opt;
+    p->auto_policy = opt_in->policy == ATA_POLICY_AUTO;
     p->n = T->nrows;
     p->T = T;
     p->Tu = Tu;
@@ -178,6 +207,7 @@ static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowe
     in->matrix_bytes = sizeof(int) * ((size_t)p->n + 1 + (size_t)T->nnz) + sizeof(double) * (size_t)T->nnz;
     if (Tu) in->matrix_bytes += sizeof(int) * ((size_t)p->n + 1 + (size_t)Tu->nnz) + sizeof(double) * (size_t)Tu->nnz;
     p->nlevels = dp->nlevels;
+    plan_describe(p, dp);
     dag_free(&d);
 upload:
     if (unscheduled) {
@@ -186,6 +216,7 @@ upload:
         p->info.policy = opt->policy;
         p->info.traversal = kind == PLAN_ILU0 ? ATA_PULL : opt->traversal;
         p->info.dag_class = "none (not scheduled)";
+        snprintf(p->choice, sizeof p->choice, "serial reference (rows in order, no schedule)");
     }
     if ((st = ctx->ops->plan_upload(p)) != ATA_OK) goto fail;
     if (!(ctx->ops->caps & BACKEND_HOST_VECTORS) && kind == PLAN_SPTRSV) {

@@ -55,6 +55,9 @@ struct ata_plan {
     void *dev;              /* the backend's private part: its device copy of
                                all the above (GPU: gpu_plan, src/gpu/), or its
                                layout and buffers (CPU: cpu_plan, src/cpu/) */
+    int auto_policy;        /* made with ATA_POLICY_AUTO (opt.policy is what it
+                               resolved to) */
+    char choice[256];       /* ata_plan_choice: what runs, and why */
 };
 
 /* What a plan is made from. Every plan, public or internal, is built by

@@ -23,6 +23,10 @@ static const policy_desc policy_table[] = {
                            "lines), one adaptive task per block level, each block solved in order by one worker, "
                            "in place (S auto: 256)",
                            "#8c564b", POLICY_CPU_ONLY | POLICY_BLOCKS, NULL },
+    [ATA_POLICY_AUTO] = { "auto", "the default: ca's adaptive tasks (S by Eq. 5.2); on the CPU, workers sharing "
+                          "the rows with point-to-point waits, or one worker where the first solves run faster "
+                          "that way (timed, results bitwise the same); ata_plan_choice says what ran",
+                          "#17becf", POLICY_USES_S | POLICY_LEVEL_ORDER | POLICY_AUTO, agg_cut_ca },
 };
 #define NPOLICY (int)(sizeof policy_table / sizeof *policy_table)
 _Static_assert(NPOLICY == ATA_POLICY_COUNT, "policy_table and ata_policy in ata.h disagree");

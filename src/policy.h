@@ -16,10 +16,11 @@ enum {
     POLICY_CPU_ONLY = 8,    /* the CPU executor's block split (agg_result's blocks) */
     POLICY_BLOCKS = 16,     /* built from the adjacency by agg_build itself (build is
                                NULL): blocks of rows, each run in order by one worker */
-    POLICY_LEVEL_ORDER = 32 /* the builder's order is the level order (d->level_rows):
+    POLICY_LEVEL_ORDER = 32,/* the builder's order is the level order (d->level_rows):
                                agg_build classifies edges and cuts runs by level
                                without an n-sized owner map (a promise: a wrong flag
                                gives wrong runs; test_policy checks it) */
+    POLICY_AUTO = 64        /* resolved by the plan (plan.c, plan_resolve_policy) */
 };
 
 /* chain's block cap (rows) when S is auto. */

@@ -32,7 +32,7 @@ static void test_table_rows(void **state)
     ata_policy p;
     assert_int_equal(ata_policy_from_name("fastest", &p), ATA_ERR_ARG);
     for (int q = 0; q < policy_count(); q++) assert_non_null(strstr(ata_last_error(), policy_get((ata_policy)q)->name));
-    assert_string_equal(policy_name_list(" or "), "levelset, syncfree, ca, la, greedy, vendor or chain");
+    assert_string_equal(policy_name_list(" or "), "levelset, syncfree, ca, la, greedy, vendor, chain or auto");
 }
 
 static void test_builders(void **state)

@@ -152,7 +152,7 @@ static PetscErrorCode ata_petsc_options(Mat B, Mat A, Mat_ATA *d)
 {
     const char *prefix = B->factorprefix ? B->factorprefix : ((PetscObject)A)->prefix;
     const char *policies[ATA_POLICY_COUNT], *backends[4];
-    PetscInt policy = ATA_POLICY_CA, backend = ATA_BACKEND_AUTO, S = 0, threads = -1, device = -1;
+    PetscInt policy = ATA_POLICY_AUTO, backend = ATA_BACKEND_AUTO, S = 0, threads = -1, device = -1;
     PetscBool set;
 
     PetscFunctionBegin;

@@ -415,11 +415,26 @@ static int seg_wait(exec_job *J, const cpu_count *c, uint64_t want, int row)
     return cpu_wait(&J->ctl, &J->ev, seg_ready, seg_check, &w);
 }
 
-/* A worker's segments, in order: wait as listed, run, publish the count. */
+/* A worker's segments, in order: wait as listed, run, publish the count.
+ * One worker alone runs every segment in the order they were made (each
+ * one's predecessors are then behind it), with no waits. */
 static void exec_worker_segments(exec_job *J, int tid, int *work)
 {
     ata_plan *p = J->p;
     const cpu_plan *cp = cpu_plan_of(p);
+    if (J->nt == 1) {
+        const cpu_sched *S = &cp->segs;
+        for (int q = 0; q < S->nseg; q++) {
+            const int s = cp->seg_order[q], k0 = S->lo[s], k1 = S->hi[s];
+            if (J->mode == EXEC_PULL) {
+                if (pull_block(J, k0, k1, cp->tbase ? cp->tbase[s] - k0 : 0, 0)) return;
+            } else {
+                for (int k = k0; k < k1; k++)
+                    if (run_ilu0_row(J, p->sched.order[k], 0, work)) return;
+            }
+        }
+        return;
+    }
     cpu_sched *S = &cpu_plan_of(p)->segs;
     const uint64_t base = (uint64_t)J->epoch << 32;
     const int *order = p->sched.order;
@@ -500,6 +515,32 @@ static void exec_worker(void *arg, int tid, int nt)
     if (staged && !cpu_barrier_wait(&J->bar, &sense, &J->ctl)) stage_scatter(J, tid, nt);
 }
 
+static double median3(double *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int k = i; k > 0 && v[k] < v[k - 1]; k--) { double t = v[k]; v[k] = v[k - 1]; v[k - 1] = t; }
+    return v[n / 2];
+}
+
+/* One timed solve of the auto policy's tuning (all workers on even
+ * solves, one on odd ones); after the last, the faster way stays (all
+ * workers unless one is faster: waits and hand-offs that cost more than
+ * the second core gives, as on a deep DAG whose levels share their rows'
+ * predecessors across cores). Results are the same bits either way. */
+static void tune_record(ata_plan *p, double s)
+{
+    cpu_plan *cp = cpu_plan_of(p);
+    cp->tune_s[cp->tune_done % 2][cp->tune_done / 2] = s;
+    if (++cp->tune_done < 2 * CPU_TUNE_SOLVES) return;
+    const double all = median3(cp->tune_s[0], CPU_TUNE_SOLVES), one = median3(cp->tune_s[1], CPU_TUNE_SOLVES);
+    cp->one_worker = one < all;
+    const int nt = p->info.threads_used;
+    if (cp->one_worker) p->info.threads_used = 1;
+    const size_t len = strlen(p->choice);
+    snprintf(p->choice + len, sizeof p->choice - len, "; %s (timed, medians of %d solves: %d workers %.3g ms, "
+             "1 worker %.3g ms)", cp->one_worker ? "1 worker" : "all workers", CPU_TUNE_SOLVES, nt, all * 1e3, one * 1e3);
+}
+
 static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *x, int *work,
                                 int nrhs, int ldb, int ldx, int col0)
 {
@@ -507,7 +548,12 @@ static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *
     exec_job J;     /* ~16 KB with its progress counters */
     J.p = p;
     J.mode = mode;
+    cpu_plan *cpl = cpu_plan_of(p);
     J.nt = p->info.threads_used > 0 ? p->info.threads_used : cpu_pool_workers(ctx->pool);
+    /* auto: time the first one-column solves both ways (tune_record) */
+    const int tuning = p->auto_policy && cpl->segmented && mode == EXEC_PULL && nrhs == 1 &&
+                       cpl->tune_done < 2 * CPU_TUNE_SOLVES;
+    if (cpl->one_worker || (tuning && cpl->tune_done % 2)) J.nt = 1;
     J.b = b;
     J.x = x;
     J.work = work;
@@ -530,8 +576,10 @@ static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *
     atomic_init(&J.stuck_row, -1);
     atomic_init(&J.stuck_dep, -1);
     atomic_init(&J.bad_row, p->n);
+    const double t0 = tuning ? clock_now() : 0;
     if (J.nt == 1) exec_worker(&J, 0, 1);   /* too small to gain from threads */
     else cpu_pool_run_n(ctx->pool, exec_worker, &J, J.nt);
+    if (tuning && !atomic_load(&J.ctl.abort)) tune_record(p, clock_now() - t0);
     if (atomic_load(&J.ctl.abort)) {
         /* What is known: nothing moved for wait_timeout_s. "Inconsistent"
          * would need the plan check (agg_check_order) to prove it. */
@@ -565,6 +613,11 @@ static void exec_choose_threads(ata_plan *p)
     p->info.threads_used = cpu_pool_workers(pool);
     if (p->info.threads_used == 1 || p->opt.S > 0 || !(p->info.T_u > 0)) return;
     p->info.threads_used = cpu_pool_workers_worth(pool, p->n * p->info.T_u, p->info.barriers * p->info.T_l);
+    if (p->info.threads_used == 1) {
+        const size_t len = strlen(p->choice);
+        snprintf(p->choice + len, sizeof p->choice - len, "; 1 worker (measured costs: n T_u %.3g ms of work, "
+                 "%d barriers of T_l, a job hand-off: threads cannot gain)", p->n * p->info.T_u * 1e3, p->info.barriers);
+    }
 }
 
 static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, int *work)
@@ -729,7 +782,20 @@ static ata_status layout_segments(ata_plan *p)
     free(pos);
     if (st != ATA_OK) return st;
     cp->segmented = 1;
-    p->info.plan_bytes += sizeof(int) * (3 * (size_t)cp->segs.nseg + 2 * (size_t)cp->segs.nwaits) + sizeof(cpu_count) * (size_t)nt;
+    /* One worker's order: the segments by position (each worker's own are
+     * already so; merge them). */
+    const cpu_sched *S = &cp->segs;
+    if (!(cp->seg_order = mem_alloc(((size_t)S->nseg + 1) * sizeof *cp->seg_order)))
+        return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (%d segments)", S->nseg);
+    for (int s = 0; s < S->nseg; s++) cp->seg_order[s] = s;
+    for (int i = 1; i < S->nseg; i++)     /* insertion sort, on lists already nearly sorted by worker */
+        for (int k = i; k > 0 && S->lo[cp->seg_order[k]] < S->lo[cp->seg_order[k - 1]]; k--) {
+            int t = cp->seg_order[k]; cp->seg_order[k] = cp->seg_order[k - 1]; cp->seg_order[k - 1] = t;
+        }
+    p->info.plan_bytes += sizeof(int) * (4 * (size_t)cp->segs.nseg + 2 * (size_t)cp->segs.nwaits) + sizeof(cpu_count) * (size_t)nt;
+    const size_t len = strlen(p->choice);
+    snprintf(p->choice + len, sizeof p->choice - len, "; %d workers, %d segments, %lld point-to-point waits%s", nt,
+             S->nseg, S->nwaits, p->auto_policy && p->kind == PLAN_SPTRSV ? ", timing 1 worker against all" : "");
     const int staged = !cp->order_identity && !cp->by_row;
     if (p->kind == PLAN_SPTRSV && (staged || cp->order_identity) && p->T_borrowed == PLAN_T_OWNED) {
         ATA_TRY(layout_worker_order(p));
@@ -876,6 +942,7 @@ void cpu_exec_release(ata_plan *p)
     free(cp->xp);
     cpu_sched_free(&cp->segs);
     free(cp->tbase);
+    free(cp->seg_order);
     free(cp);
     p->dev = NULL;
 }

@@ -21,7 +21,15 @@ typedef struct cpu_plan {
                                (segs, cpu_sched.h), not barriers and row flags */
     cpu_sched segs;
     int *tbase;             /* segmented, T in worker order: segment s's first row of T */
+    int *seg_order;         /* segmented: segments in the order they were made
+                               (by position), as one worker runs them */
+    /* Policy auto: the first 2 * CPU_TUNE_SOLVES one-column solves alternate
+     * all workers and one; the faster (medians) runs from then on. */
+    int tune_done;          /* solves timed so far */
+    int one_worker;         /* decided: the calling thread alone */
+    double tune_s[2][8];    /* [0] all workers, [1] one */
 } cpu_plan;
+#define CPU_TUNE_SOLVES (ATA_AUTO_TUNE_SOLVES / 2)
 
 static inline cpu_plan *cpu_plan_of(const ata_plan *p) { return (cpu_plan *)p->dev; }
 
