@@ -214,6 +214,11 @@ static ata_status factorise(factor_core *f)
     }
     f->factor_s = clock_now() - t0;
     if (f->require_positive) ATA_TRY(check_positive(f));
+    if (f->how->inv_pivots) {   /* the U plans multiply (factor_strategy.inv_pivots) */
+        const int *pos;
+        double *v = f->how->pivots(f, &pos);
+        for (int i = 0; i < f->n; i++) v[pos ? pos[i] : i] = 1.0 / v[pos ? pos[i] : i];
+    }
     ATA_TRY(f->how->propagate(f));
     f->valid = 1;
     return ATA_OK;

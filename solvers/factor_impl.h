@@ -37,6 +37,12 @@ struct factor_strategy {
     /* After a good factorisation: make the solve plans (first call) or give
      * them the new factors. */
     ata_status (*propagate)(factor_core *f);
+    /* After a good factorisation, the pivots (U's diagonal) are replaced by
+     * their reciprocals before propagate, and the U plans multiply
+     * (plan_desc.diag_inv): no division in any solve, as PETSc's factored
+     * matrices (measured: ...). The backend's solve kernels must honour
+     * diag_inv (the CPU's and the reference's do). */
+    int inv_pivots;
 };
 
 extern const factor_strategy factor_split, factor_mapped, factor_inplace, factor_ic0, factor_jacobi;

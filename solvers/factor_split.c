@@ -125,13 +125,14 @@ static ata_status split_propagate(factor_core *f)
     const int have_rev = st == ATA_OK && dag_reverse_upper(lower, f->Us->rowptr, f->Us->col, &rev) == ATA_OK;
     dag_free(&own);
     if (st != ATA_OK) return st;
-    const plan_desc ld = split_plan(f->Ls, &lo, f->lower, f->fp),   /* the ILU0 plan's DAG and schedule */
-                    ud = split_plan(f->Us, &uo, have_rev ? &rev : NULL, NULL);
+    const plan_desc ld = split_plan(f->Ls, &lo, f->lower, f->fp);   /* the ILU0 plan's DAG and schedule */
+    plan_desc ud = split_plan(f->Us, &uo, have_rev ? &rev : NULL, NULL);
+    ud.diag_inv = 1;    /* factor_split.inv_pivots */
     st = factor_make_plans(f, &ld, &lo, &ud, &uo);
     dag_free(&rev);
     return st;
 }
 
 const factor_strategy factor_split = {
-    "split", split_setup, split_load, split_pivots, split_factor, split_propagate,
+    "split", split_setup, split_load, split_pivots, split_factor, split_propagate, 1,
 };

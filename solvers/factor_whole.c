@@ -94,14 +94,16 @@ static ata_status inplace_propagate(factor_core *f)
     if (f->Lp) return ATA_OK;
     ata_plan_options lo, uo;
     factor_solve_options(f, &lo, &uo);
-    const plan_desc ld = factor_plan_desc(f, f->fp->T, &lo), ud = factor_plan_desc(f, f->fp->T, &uo);
+    const plan_desc ld = factor_plan_desc(f, f->fp->T, &lo);
+    plan_desc ud = factor_plan_desc(f, f->fp->T, &uo);
+    ud.diag_inv = 1;    /* factor_inplace.inv_pivots */
     return factor_make_plans(f, &ld, &lo, &ud, &uo);
 }
 
 const factor_strategy factor_mapped = {
-    "mapped", factor_whole_setup, factor_whole_load, factor_whole_pivots, factor_whole_factor, mapped_propagate,
+    "mapped", factor_whole_setup, factor_whole_load, factor_whole_pivots, factor_whole_factor, mapped_propagate, 0,
 };
 
 const factor_strategy factor_inplace = {
-    "in place", factor_whole_setup, factor_whole_load, factor_whole_pivots, factor_whole_factor, inplace_propagate,
+    "in place", factor_whole_setup, factor_whole_load, factor_whole_pivots, factor_whole_factor, inplace_propagate, 1,
 };

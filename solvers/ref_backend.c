@@ -29,8 +29,8 @@ static void ref_plan_release(ata_plan *p) { (void)p; }
 
 static ata_status ref_sptrsv(ata_plan *p, const double *b, double *x)
 {
-    if (p->opt.traversal == ATA_PUSH) return ata_ref_sptrsv_csc(p->T, p->opt.uplo, p->opt.diag, b, x);
-    return ata_ref_sptrsv_csr(p->T, p->opt.uplo, p->opt.diag, b, x);
+    if (p->opt.traversal == ATA_PUSH) return ref_sptrsv_csc(p->T, p->opt.uplo, p->opt.diag, p->diag_inv, b, x);
+    return ref_sptrsv_csr(p->T, p->opt.uplo, p->opt.diag, p->diag_inv, b, x);
 }
 
 static ata_status ref_ilu0(ata_plan *p) { return ata_ref_ilu0(p->T); }

@@ -20,5 +20,9 @@ ata_context *ref_backend_or(ata_context *ctx);
 /* A context of its own on the reference backend, for ata_context_destroy
  * (the backend suite runs on it as on any other). */
 ata_status ref_backend_context_create(double wait_timeout_s, ata_context **out);
+/* ata_ref_sptrsv_csr / _csc, with `inv`: the stored diagonal holds 1/d and
+ * multiplies (plan_desc.diag_inv). */
+ata_status ref_sptrsv_csr(const ata_csr *T, ata_uplo uplo, ata_diag diag, int inv, const double *b, double *x);
+ata_status ref_sptrsv_csc(const ata_csr *Tc, ata_uplo uplo, ata_diag diag, int inv, const double *b, double *x);
 
 #endif

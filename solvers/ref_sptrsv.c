@@ -1,9 +1,12 @@
 /* ref_sptrsv.c - serial reference triangular solves (Algorithm 5).
  * Pull over CSR: x_i = (b_i - sum_{j in row i, off-diagonal} t_ij x_j) / t_ii,
  * summing in stored order. Every runtime pull executor sums in the same
- * order, which is what makes its result bitwise equal to this one. */
+ * order, which is what makes its result bitwise equal to this one. With
+ * `inv` (a factor's plans: plan_desc.diag_inv) the stored diagonal is 1/t_ii
+ * and multiplies, as the runtime's does then. */
 #include <math.h>
 #include "error.h"
+#include "ref_backend.h"
 
 /* A solve that overflows (or meets NaN/Inf in b) says so instead of
  * returning Inf; every executor reports the first such row too. */
@@ -17,8 +20,7 @@ static int in_triangle(ata_uplo uplo, int i, int j)
     return uplo == ATA_LOWER ? j < i : j > i;
 }
 
-ata_status ata_ref_sptrsv_csr(const ata_csr *T, ata_uplo uplo, ata_diag diag,
-                              const double *b, double *x)
+ata_status ref_sptrsv_csr(const ata_csr *T, ata_uplo uplo, ata_diag diag, int inv, const double *b, double *x)
 {
     if (!T || !b || !x) return ata_fail(ATA_ERR_ARG, "sptrsv: NULL argument");
     if (T->nrows != T->ncols)
@@ -37,7 +39,7 @@ ata_status ata_ref_sptrsv_csr(const ata_csr *T, ata_uplo uplo, ata_diag diag,
         if (diag == ATA_NON_UNIT) {
             if (!has_d) return ata_fail(ATA_ERR_MISSING_DIAG, "sptrsv: row %d has no diagonal entry", i);
             if (d == 0) return ata_fail(ATA_ERR_ZERO_PIVOT, "sptrsv: zero diagonal in row %d", i);
-            s /= d;
+            s = inv ? s * d : s / d;
         }
         if (!isfinite(s)) return not_finite(i, s);
         x[i] = s;
@@ -45,8 +47,12 @@ ata_status ata_ref_sptrsv_csr(const ata_csr *T, ata_uplo uplo, ata_diag diag,
     return ATA_OK;
 }
 
-ata_status ata_ref_sptrsv_csc(const ata_csr *Tc, ata_uplo uplo, ata_diag diag,
-                              const double *b, double *x)
+ata_status ata_ref_sptrsv_csr(const ata_csr *T, ata_uplo uplo, ata_diag diag, const double *b, double *x)
+{
+    return ref_sptrsv_csr(T, uplo, diag, 0, b, x);
+}
+
+ata_status ref_sptrsv_csc(const ata_csr *Tc, ata_uplo uplo, ata_diag diag, int inv, const double *b, double *x)
 {
     if (!Tc || !b || !x) return ata_fail(ATA_ERR_ARG, "sptrsv: NULL argument");
     if (Tc->nrows != Tc->ncols)
@@ -64,7 +70,7 @@ ata_status ata_ref_sptrsv_csc(const ata_csr *Tc, ata_uplo uplo, ata_diag diag,
                 if (Ci[p] == j) { d = Cx[p]; has_d = 1; }
             if (!has_d) return ata_fail(ATA_ERR_MISSING_DIAG, "sptrsv: column %d has no diagonal entry", j);
             if (d == 0) return ata_fail(ATA_ERR_ZERO_PIVOT, "sptrsv: zero diagonal in column %d", j);
-            x[j] /= d;
+            x[j] = inv ? x[j] * d : x[j] / d;
         }
         const double xj = x[j];
         if (!isfinite(xj)) return not_finite(j, xj);
@@ -72,6 +78,11 @@ ata_status ata_ref_sptrsv_csc(const ata_csr *Tc, ata_uplo uplo, ata_diag diag,
             if (in_triangle(uplo, Ci[p], j)) x[Ci[p]] -= Cx[p] * xj;
     }
     return ATA_OK;
+}
+
+ata_status ata_ref_sptrsv_csc(const ata_csr *Tc, ata_uplo uplo, ata_diag diag, const double *b, double *x)
+{
+    return ref_sptrsv_csc(Tc, uplo, diag, 0, b, x);
 }
 
 ata_status ata_ref_spmv(const ata_csr *A, const double *x, double *y)

@@ -299,6 +299,7 @@ ata_status plan_create(ata_context *ctx, const plan_desc *d, const ata_plan_opti
         own = PLAN_T_OWNED;
     }
     st = analyse(ctx, T, d->U, d->U ? PLAN_T_BORROWED : own, d->kind, opt, d->known, d->like, out);
+    if (st == ATA_OK) (*out)->diag_inv = d->diag_inv && opt->diag == ATA_NON_UNIT;
     if (st != ATA_OK && d->from && d->map_out) { free(*d->map_out); *d->map_out = NULL; }
     return st;
 }

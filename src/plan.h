@@ -57,6 +57,8 @@ struct ata_plan {
                                layout and buffers (CPU: cpu_plan, src/cpu/) */
     int auto_policy;        /* made with ATA_POLICY_AUTO (opt.policy is what it
                                resolved to) */
+    int diag_inv;           /* non-unit: T's diagonal entries hold 1/d and the
+                               solve multiplies (plan_desc.diag_inv) */
     char choice[256];       /* ata_plan_choice: what runs, and why */
 };
 
@@ -97,6 +99,10 @@ typedef struct {
     ata_csr *U;
     const dag *known;
     const ata_plan *like;
+    int diag_inv;       /* T's (or from's) diagonal holds reciprocals: a
+                           factor's U, whose pivots the factor inverts once
+                           (as PETSc's factored matrices hold them), so no
+                           solve divides. The reference honours it too. */
 } plan_desc;
 /* Policy, S, R, uplo, diag and traversal valid, the policy runs on ctx's backend. */
 ata_status plan_check_options(const ata_context *ctx, const ata_plan_options *o);

@@ -28,7 +28,9 @@ static int bitwise_equal(const double *x, const double *y, int n)
 }
 
 /* The reference preconditioner, by hand: ILU0 (or IC0 = L D^1/2) of A,
- * then the two reference solves. */
+ * then the two reference solves; ILU0's U solve multiplies by the
+ * reciprocal pivots, as every factor's U plan does (factor_impl.h,
+ * inv_pivots): the pivots inverted once, then the plain reference loop. */
 static void manual_apply(const ata_csr *A, ata_precond type, const double *b, double *x)
 {
     const int n = A->nrows;
@@ -45,7 +47,14 @@ static void manual_apply(const ata_csr *A, ata_precond type, const double *b, do
     TU_OK(ata_ref_ilu0(LU));
     if (type == ATA_PC_ILU0) {
         TU_OK(ata_ref_sptrsv_csr(LU, ATA_LOWER, ATA_UNIT, b, t));
-        TU_OK(ata_ref_sptrsv_csr(LU, ATA_UPPER, ATA_NON_UNIT, t, x));
+        for (int i = n - 1; i >= 0; i--) {
+            double s = t[i], dinv = 0;
+            for (int q = LU->rowptr[i]; q < LU->rowptr[i + 1]; q++) {
+                if (LU->col[q] > i) s -= LU->val[q] * x[LU->col[q]];
+                else if (LU->col[q] == i) dinv = 1.0 / LU->val[q];
+            }
+            x[i] = s * dinv;
+        }
     } else {
         ata_csr *C, *Ct;
         TU_OK(ata_csr_tril(LU, &C));

@@ -260,6 +260,7 @@ static void check_split(ata_context *ctx, const ata_csr *A, const ata_factor_opt
         ata_csr *RL, *RU;
         TU_OK(csr_permute_part(R, NULL, CSR_STRICT_LOWER, NULL, &RL, NULL));
         TU_OK(csr_permute_part(R, NULL, CSR_UPPER, NULL, &RU, NULL));
+        for (int i = 0; i < n; i++) RU->val[RU->rowptr[i]] = 1.0 / RU->val[RU->rowptr[i]];   /* inv_pivots */
         assert_memory_equal(f->Ls->rowptr, RL->rowptr, (n + 1) * sizeof *RL->rowptr);
         assert_memory_equal(f->Ls->col, RL->col, RL->nnz * sizeof *RL->col);
         assert_memory_equal(f->Us->col, RU->col, RU->nnz * sizeof *RU->col);
@@ -270,7 +271,7 @@ static void check_split(ata_context *ctx, const ata_csr *A, const ata_factor_opt
         uo.uplo = ATA_UPPER; uo.diag = ATA_NON_UNIT;
         ata_plan *pl, *pu;
         TU_OK(ata_sptrsv_plan_create(ctx, RL, &lo, &pl));
-        TU_OK(ata_sptrsv_plan_create(ctx, RU, &uo, &pu));
+        TU_OK(plan_create(ctx, &(plan_desc){ .kind = PLAN_SPTRSV, .from = RU, .diag_inv = 1 }, &uo, &pu));
         /* the schedule a fresh aggregation of L gives at the L plan's S
          * (S auto may differ between the ILU0 and L plans: then no copy) */
         dag dl;

@@ -205,10 +205,10 @@ static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, 
     const size_t ldb = (size_t)J->ldb, ldx = (size_t)J->ldx;
     atomic_uint *done = (atomic_uint *)p->done;
     const uint32_t epoch = J->epoch;
-    const int nonunit = p->opt.diag == ATA_NON_UNIT, lower = p->opt.uplo == ATA_LOWER;
+    const int nonunit = p->opt.diag == ATA_NON_UNIT, lower = p->opt.uplo == ATA_LOWER, inv = p->diag_inv;
     const int publish = J->publish;
     double s[EXEC_MAX_COLS];
-    int bad = 0;
+    double nf = 0;   /* a compare and a branch per row were a quarter of the loop's samples */
     for (int k = k0; k < k1; k++) {
         /* r: T's row, x's slot and the done flag; a row, or (staged) a position */
         const int r = src == PULL_INDEX ? order[k] : k, tr = src == PULL_INDEX ? r : k + toff;
@@ -226,17 +226,17 @@ static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, 
             for (int c = 0; c < m; c++) s[c] -= t * xj[c];
         }
         if (nonunit)
-            for (int c = 0; c < m; c++) s[c] /= d;
+            for (int c = 0; c < m; c++) s[c] = inv ? s[c] * d : s[c] / d;
         double *xk = xp + (size_t)r * m;
         for (int c = 0; c < m; c++) {
             xk[c] = s[c];
             if (src != PULL_STAGED && m > 1) x[r + c * ldx] = s[c];
-            bad |= !(s[c] - s[c] == 0);   /* NaN or Inf */
+            nf += s[c] - s[c];      /* 0 while every x is finite, NaN after a NaN or Inf */
         }
         if (publish) atomic_store_explicit(&done[r], epoch, memory_order_release);
         if (tracked && ((k - k0) & 63) == 63) exec_rows_done(J);
     }
-    if (bad)
+    if (nf != 0)    /* (NaN too) */
         for (int k = k0; k < k1; k++)
             for (int c = 0; c < m; c++)
                 if (!isfinite(xp[(size_t)(src == PULL_INDEX ? order[k] : k) * m + c])) note_bad_row(J, order[k]);
@@ -340,7 +340,7 @@ static int run_push_col(exec_job *J, int k, int j, int tracked)
     }
     if (tracked && wait_u32(J, (atomic_uint *)&pending[k], 0, j, -1)) return -1;
     double xj = xp[k];
-    if (dpos >= 0) xj /= Cx[dpos];
+    if (dpos >= 0) xj = p->diag_inv ? xj * Cx[dpos] : xj / Cx[dpos];
     J->x[j] = xj;
     if (!isfinite(xj)) note_bad_row(J, j);
     for (int q = lo; q < hi; q++) {
