@@ -112,7 +112,7 @@ typedef struct {
     /* plan info: [0] = L (or the sptrsv plan), [1] = U (pcg only) */
     int ninfo;
     ata_plan_info info[2];
-    char choice[2][256];    /* ata_plan_choice of [0] and [1] after the run ("" if none) */
+    char choice[2][512];    /* ata_plan_choice of [0] and [1] after the run ("" if none) */
     char info_class[2][16];
     /* filled once a matrix's runs are done; NaN when not in the run */
     double speedup_levelset, speedup_vendor, speedup_serial;

@@ -283,7 +283,7 @@ static void report_choice_lines(FILE *f, const bench_results *R, int matrix)
         if (u->matrix != matrix || u->policy != ATA_POLICY_AUTO) continue;
         for (int q = 0; q < 2; q++) {
             if (!u->choice[q][0]) continue;
-            char line[400];
+            char line[700];
             snprintf(line, sizeof line, "%s %s%s", R->mats[matrix].label, u->ninfo > 1 ? (q ? "U plan, " : "L plan, ") : "",
                      u->choice[q]);
             put_wrapped(f, 2, line);
@@ -672,6 +672,11 @@ static void collect_run(const bench_results *R, const bench_run *u, record *r)
         add_s(r, "ksp", ata_ksp_name(o->ksp));
         add_i(r, "restart", ksp_restart(o));
     }
+    /* Appended last: what the plans chose and why (ata_plan_choice; no
+     * commas in it), the L plan's and, for pcg, the U plan's; "" for the
+     * serial baseline. */
+    add_s(r, "choice", u->choice[0]);
+    if (o->cmd == CMD_PCG) add_s(r, "choice_U", u->choice[1]);
 }
 
 static void collect_info(const bench_results *R, int mi, int t, record *r)

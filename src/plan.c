@@ -112,15 +112,17 @@ static ata_policy plan_resolve_policy(ata_policy p) { return p == ATA_POLICY_AUT
 
 const char *ata_plan_choice(const ata_plan *plan) { return plan ? plan->choice : "(no plan)"; }
 
-/* The analysis's part of ata_plan_choice (the backend may add to it). */
+/* The analysis's part of ata_plan_choice (the backend may add to it).
+ * No commas in it: ata-bench's CSV carries it as a last column that a
+ * comma-splitting reader can take whole. */
 static void plan_describe(ata_plan *p, const dag *d)
 {
     const ata_plan_info *in = &p->info;
     int w = snprintf(p->choice, sizeof p->choice, "%s%s", p->auto_policy ? "auto: " : "", ata_policy_name(p->opt.policy));
     const unsigned fl = policy_get(p->opt.policy)->flags;
     if (w > 0 && (size_t)w < sizeof p->choice && (fl & POLICY_USES_S)) {
-        if (p->opt.S > 0) w += snprintf(p->choice + w, sizeof p->choice - w, ", S %d (fixed)", in->S);
-        else w += snprintf(p->choice + w, sizeof p->choice - w, ", S %d (Eq. 5.2: T_l %.0f ns, T_u %.2f ns)", in->S,
+        if (p->opt.S > 0) w += snprintf(p->choice + w, sizeof p->choice - w, "; S %d (fixed)", in->S);
+        else w += snprintf(p->choice + w, sizeof p->choice - w, "; S %d (Eq. 5.2: T_l %.0f ns / T_u %.2f ns)", in->S,
                            in->T_l * 1e9, in->T_u * 1e9);
     }
     if (w > 0 && (size_t)w < sizeof p->choice && d)
@@ -216,7 +218,7 @@ upload:
         p->info.policy = opt->policy;
         p->info.traversal = kind == PLAN_ILU0 ? ATA_PULL : opt->traversal;
         p->info.dag_class = "none (not scheduled)";
-        snprintf(p->choice, sizeof p->choice, "serial reference (rows in order, no schedule)");
+        snprintf(p->choice, sizeof p->choice, "serial reference: rows in order (no schedule)");
     }
     if ((st = ctx->ops->plan_upload(p)) != ATA_OK) goto fail;
     if (!(ctx->ops->caps & BACKEND_HOST_VECTORS) && kind == PLAN_SPTRSV) {

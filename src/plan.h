@@ -59,7 +59,7 @@ struct ata_plan {
                                resolved to) */
     int diag_inv;           /* non-unit: T's diagonal entries hold 1/d and the
                                solve multiplies (plan_desc.diag_inv) */
-    char choice[256];       /* ata_plan_choice: what runs, and why */
+    char choice[512];       /* ata_plan_choice: what runs, and why */
 };
 
 /* What a plan is made from. Every plan, public or internal, is built by

@@ -689,9 +689,15 @@ static void test_pcg_ksp(void **state)
         char *lines[8];
         int nl = split_lines(csv, lines, 8);
         if (nl != 5) fail_msg("ata-bench %s: %d CSV lines, expected 5 (exit %d, stderr %s)", args, nl, r.rc, r.err);
-        /* the new columns come after every existing one */
-        const char *tail = strstr(lines[0], ",message,ksp,restart");
-        if (!tail || tail[strlen(",message,ksp,restart")]) fail_msg("CSV header does not end in message,ksp,restart: %s", lines[0]);
+        /* the new columns come after every existing one (then the plans' choices) */
+        const char *tail = strstr(lines[0], ",message,ksp,restart,choice,choice_U");
+        if (!tail || tail[strlen(",message,ksp,restart,choice,choice_U")])
+            fail_msg("CSV header does not end in message,ksp,restart,choice,choice_U: %s", lines[0]);
+        for (int row = 1; row < nl; row++) {     /* no comma inside a choice: the last two fields split plainly */
+            char ch[600];
+            csv_field(lines[0], lines[row], "choice", ch, sizeof ch);
+            if (strchr(ch, ',')) fail_msg("row %d: a comma in the choice '%s'", row, ch);
+        }
         int unsupported = 0, notconv = 0;
         for (int row = 1; row < nl; row++) {
             char v[64], st[64], its[32], rr[64], want[16];

@@ -537,7 +537,7 @@ static void tune_record(ata_plan *p, double s)
     const int nt = p->info.threads_used;
     if (cp->one_worker) p->info.threads_used = 1;
     const size_t len = strlen(p->choice);
-    snprintf(p->choice + len, sizeof p->choice - len, "; %s (timed, medians of %d solves: %d workers %.3g ms, "
+    snprintf(p->choice + len, sizeof p->choice - len, "; kept %s (timed: medians of %d solves: %d workers %.3g ms / "
              "1 worker %.3g ms)", cp->one_worker ? "1 worker" : "all workers", CPU_TUNE_SOLVES, nt, all * 1e3, one * 1e3);
 }
 
@@ -615,8 +615,8 @@ static void exec_choose_threads(ata_plan *p)
     p->info.threads_used = cpu_pool_workers_worth(pool, p->n * p->info.T_u, p->info.barriers * p->info.T_l);
     if (p->info.threads_used == 1) {
         const size_t len = strlen(p->choice);
-        snprintf(p->choice + len, sizeof p->choice - len, "; 1 worker (measured costs: n T_u %.3g ms of work, "
-                 "%d barriers of T_l, a job hand-off: threads cannot gain)", p->n * p->info.T_u * 1e3, p->info.barriers);
+        snprintf(p->choice + len, sizeof p->choice - len, "; 1 worker (measured costs: n T_u %.3g ms of work / "
+                 "%d barriers of T_l / a job hand-off: threads cannot gain)", p->n * p->info.T_u * 1e3, p->info.barriers);
     }
 }
 
@@ -794,8 +794,8 @@ static ata_status layout_segments(ata_plan *p)
         }
     p->info.plan_bytes += sizeof(int) * (4 * (size_t)cp->segs.nseg + 2 * (size_t)cp->segs.nwaits) + sizeof(cpu_count) * (size_t)nt;
     const size_t len = strlen(p->choice);
-    snprintf(p->choice + len, sizeof p->choice - len, "; %d workers, %d segments, %lld point-to-point waits%s", nt,
-             S->nseg, S->nwaits, p->auto_policy && p->kind == PLAN_SPTRSV ? ", timing 1 worker against all" : "");
+    snprintf(p->choice + len, sizeof p->choice - len, "; %d workers / %d segments / %lld point-to-point waits", nt,
+             S->nseg, S->nwaits);
     const int staged = !cp->order_identity && !cp->by_row;
     if (p->kind == PLAN_SPTRSV && (staged || cp->order_identity) && p->T_borrowed == PLAN_T_OWNED) {
         ATA_TRY(layout_worker_order(p));
