@@ -91,7 +91,7 @@ ata_status dag_build(int n, const int *ptr, const int *idx, int preds,
     int *rows = mem_alloc(((size_t)n + 1) * sizeof *rows);
     int *bylen = mem_alloc(((size_t)n + 1) * sizeof *bylen);
     if (!lptr || !rows || !bylen) {
-        free(level); free(len); free(lptr); free(rows); free(bylen);
+        free(level); free(len); free(oth); free(lptr); free(rows); free(bylen);
         return ata_fail(ATA_ERR_NOMEM, "dag: out of memory (n = %d)", n);
     }
     /* Rows by (predecessor class, successor class), by index inside one (a
