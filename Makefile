@@ -141,7 +141,7 @@ bench: all
 # PCG under load (issue 10): 2/3/4 threads and serial beside busy loops.
 .PHONY: stress
 stress: all
-	bash bench/stress.sh $(BUILD)/ata-bench $(or $(STRESS_REPS),3)
+	bash bench/stress.sh $(BUILD)/ata-bench $(or $(STRESS_REPS),5)
 
 install: all
 	install -d $(PREFIX)/lib $(PREFIX)/include $(PREFIX)/bin $(PREFIX)/lib/pkgconfig
