@@ -419,6 +419,61 @@ static void test_auto_tuning(void **state)
     ata_context_destroy(ctx);
 }
 
+/* Rows of a level come by predecessor class, then successor class, then
+ * index (dag.c); ",levelorder" relabels a generated matrix in that order, so
+ * its lower DAG's level_rows is the identity with the same level sizes; the
+ * reversed levels of L are levels of U for a symmetric pattern, and are
+ * refused for a pattern whose U has an edge inside one of L's levels. */
+static void test_level_order_spec(void **state)
+{
+    (void)state;
+    const char *specs[] = { "lap3d:8", "circuit:3000", "lap2d:20x7,perm=2" };
+    for (int s = 0; s < 3; s++) {
+        char lo[64];
+        snprintf(lo, sizeof lo, "%s,levelorder", specs[s]);
+        ata_csr *A, *B;
+        TU_OK(ata_gen_from_spec(specs[s], &A));
+        TU_OK(ata_gen_from_spec(lo, &B));
+        dag a, d;
+        TU_OK(dag_build(A->nrows, A->rowptr, A->col, 1, ATA_LOWER, &a));
+        TU_OK(dag_build(B->nrows, B->rowptr, B->col, 1, ATA_LOWER, &d));
+        assert_int_equal(a.nlevels, d.nlevels);
+        assert_memory_equal(a.level_ptr, d.level_ptr, (a.nlevels + 1) * sizeof *a.level_ptr);
+        for (int k = 0; k < B->nrows; k++) assert_int_equal(d.level_rows[k], k);
+        /* inside a level: predecessor counts never decrease */
+        for (int l = 0; l < d.nlevels; l++)
+            for (int k = d.level_ptr[l] + 1; k < d.level_ptr[l + 1]; k++) {
+                int e0 = 0, e1 = 0;
+                for (int q = B->rowptr[k - 1]; q < B->rowptr[k]; q++) e0 += B->col[q] < k - 1;
+                for (int q = B->rowptr[k]; q < B->rowptr[k + 1]; q++) e1 += B->col[q] < k;
+                assert_true((e0 < DAG_LEN_CLASSES - 1 ? e0 : DAG_LEN_CLASSES - 1) <=
+                            (e1 < DAG_LEN_CLASSES - 1 ? e1 : DAG_LEN_CLASSES - 1));
+            }
+        dag u;
+        TU_OK(dag_reverse_upper(&d, B->rowptr, B->col, &u));
+        assert_int_equal(u.nlevels, d.nlevels);
+        for (int i = 0; i < B->nrows; i++)
+            for (int q = B->rowptr[i]; q < B->rowptr[i + 1]; q++)
+                if (B->col[q] > i) assert_true(u.level[B->col[q]] < u.level[i]);
+        dag_free(&u);
+        dag_free(&a);
+        dag_free(&d);
+        ata_csr_free(A);
+        ata_csr_free(B);
+    }
+    /* a U edge between two rows of one L level: no reversed levels */
+    int ptr[] = { 0, 2, 3 }, idx[] = { 0, 1, 1 };     /* [x x; 0 x]: L has no edge, U has (0, 1) */
+    dag l, u;
+    TU_OK(dag_build(2, ptr, idx, 1, ATA_LOWER, &l));
+    assert_int_equal(l.nlevels, 1);
+    assert_int_equal(dag_reverse_upper(&l, ptr, idx, &u), ATA_ERR_UNSUPPORTED);
+    dag_free(&l);
+    ata_csr *A;
+    assert_int_equal(ata_gen_from_spec("lap2d:4,levelorder,levelorder", &A), ATA_ERR_ARG);
+    assert_non_null(strstr(ata_last_error(), "levelorder"));
+    assert_int_equal(ata_gen_from_spec("lap2d:4,level", &A), ATA_ERR_ARG);
+}
+
 static void test_api_errors(void **state)
 {
     (void)state;
@@ -459,6 +514,7 @@ int main(void)
         cmocka_unit_test(test_pull_staging),
         cmocka_unit_test(test_worker_schedules),
         cmocka_unit_test(test_auto_tuning),
+        cmocka_unit_test(test_level_order_spec),
     };
     return cmocka_run_group_tests_name("runtime (cpu backend)", tests, NULL, NULL);
 }
