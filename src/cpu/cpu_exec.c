@@ -210,12 +210,13 @@ static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, 
     double s[EXEC_MAX_COLS];
     double nf = 0;   /* a compare and a branch per row were a quarter of the loop's samples */
     for (int k = k0; k < k1; k++) {
-        /* r: T's row, x's slot and the done flag; a row, or (staged) a position */
-        const int r = src == PULL_INDEX ? order[k] : k, tr = src == PULL_INDEX ? r : k + toff;
+        /* r: x's slot and the done flag, a row or (staged) a position; tr:
+         * T's row (staged in worker order: both move with toff) */
+        const int tr = src == PULL_INDEX ? order[k] : k + toff, r = src == PULL_STAGED ? tr : src == PULL_INDEX ? tr : k;
         int lo = Tp[tr], hi = Tp[tr + 1];
         double d = 1;
         if (nonunit) d = lower ? Tx[--hi] : Tx[lo++];   /* diagonal last / first */
-        if (src == PULL_STAGED) for (int c = 0; c < m; c++) s[c] = xp[(size_t)k * m + c];
+        if (src == PULL_STAGED) for (int c = 0; c < m; c++) s[c] = xp[(size_t)r * m + c];
         else for (int c = 0; c < m; c++) s[c] = b[r + c * ldb];
         for (int q = lo; q < hi; q++) {
             const int j = Tj[q];
@@ -239,7 +240,8 @@ static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, 
     if (nf != 0)    /* (NaN too) */
         for (int k = k0; k < k1; k++)
             for (int c = 0; c < m; c++)
-                if (!isfinite(xp[(size_t)(src == PULL_INDEX ? order[k] : k) * m + c])) note_bad_row(J, order[k]);
+                if (!isfinite(xp[(size_t)(src == PULL_INDEX ? order[k] : src == PULL_STAGED ? k + toff : k) * m + c]))
+                    note_bad_row(J, order[k]);
     return 0;
 }
 
@@ -714,26 +716,45 @@ static int *stored_rows(const cpu_plan *cp, int n)
 /* T's rows in the order the workers run them (worker 0's segments, then
  * worker 1's...): each worker streams one contiguous stretch of the matrix
  * per solve. Columns and vectors stay in position space. */
-static ata_status layout_worker_order(ata_plan *p)
+static ata_status layout_worker_order(ata_plan *p, int staged)
 {
     cpu_plan *cp = cpu_plan_of(p);
     const cpu_sched *S = &cp->segs;
     const ata_csr *T = p->T;
     ata_csr *W;
+    int *wpos = NULL;
     cp->tbase = mem_alloc(((size_t)S->nseg + 1) * sizeof *cp->tbase);
     if (!cp->tbase) return ata_fail(ATA_ERR_NOMEM, "plan: out of memory");
     ATA_TRY(ata_csr_alloc(T->nrows, T->ncols, T->nnz, &W));
-    int c = 0, w = 0;
-    W->rowptr[0] = 0;
+    int c = 0;
     for (int s = 0; s < S->nseg; s++) {
         cp->tbase[s] = c;
+        c += S->hi[s] - S->lo[s];
+    }
+    /* Staged: x lives in these positions too (the worker's rows and the
+     * predecessors it wrote itself side by side: a stream per worker, as
+     * SpMP's permuted solve keeps them), so columns and the staging's
+     * positions move with the rows. */
+    if (staged && !(wpos = stored_rows(cp, p->n))) {
+        ata_csr_free(W);
+        return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", p->n);
+    }
+    int w = 0;
+    c = 0;
+    W->rowptr[0] = 0;
+    for (int s = 0; s < S->nseg; s++)
         for (int k = S->lo[s]; k < S->hi[s]; k++, c++) {
             const int q0 = T->rowptr[k], len = T->rowptr[k + 1] - q0;
-            memcpy(W->col + w, T->col + q0, (size_t)len * sizeof *W->col);
+            if (wpos) for (int q = 0; q < len; q++) W->col[w + q] = wpos[T->col[q0 + q]];
+            else memcpy(W->col + w, T->col + q0, (size_t)len * sizeof *W->col);
             memcpy(W->val + w, T->val + q0, (size_t)len * sizeof *W->val);
             w += len;
             W->rowptr[c + 1] = w;
         }
+    if (wpos) {
+        for (int i = 0; i < p->n; i++) cp->xpos[i] = wpos[cp->xpos[i]];
+        free(wpos);
+        cp->x_worker_order = 1;
     }
     ata_csr_free(p->T);
     p->T = W;
@@ -753,7 +774,10 @@ static ata_status plan_view(const ata_plan *p, cpu_sched_view *v, int **alloc_ro
     if (through_order && (pos = mem_alloc(((size_t)n + 1) * sizeof *pos)))
         for (int k = 0; k < n; k++) pos[order[k]] = k;
     if (cp->tbase) srow = stored_rows(cp, n);
-    if ((through_order && !pos) || (cp->tbase && !srow)) {
+    /* columns in worker positions: back to SET positions */
+    if (cp->x_worker_order && srow && !pos && (pos = mem_alloc(((size_t)n + 1) * sizeof *pos)))
+        for (int k = 0; k < n; k++) pos[srow[k]] = k;
+    if ((through_order && !pos) || (cp->tbase && !srow) || (cp->x_worker_order && !pos)) {
         free(pos); free(srow);
         return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
     }
@@ -798,7 +822,7 @@ static ata_status layout_segments(ata_plan *p)
              S->nseg, S->nwaits);
     const int staged = !cp->order_identity && !cp->by_row;
     if (p->kind == PLAN_SPTRSV && (staged || cp->order_identity) && p->T_borrowed == PLAN_T_OWNED) {
-        ATA_TRY(layout_worker_order(p));
+        ATA_TRY(layout_worker_order(p, staged));
         p->info.plan_bytes += sizeof(int) * (size_t)cp->segs.nseg;
     }
     return ATA_OK;
@@ -921,13 +945,22 @@ ata_status cpu_exec_triangle(const ata_plan *p, ata_csr **out)
         T->rowptr[(staged ? order[k] : k) + 1] = S->rowptr[c + 1] - S->rowptr[c];
     }
     for (int i = 0; i < n; i++) T->rowptr[i + 1] += T->rowptr[i];
+    int *setpos = NULL;     /* worker position -> SET position (x_worker_order) */
+    if (cp->x_worker_order) {
+        if (!(setpos = mem_alloc(((size_t)n + 1) * sizeof *setpos))) {
+            free(srow); ata_csr_free(T);
+            return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
+        }
+        for (int k = 0; k < n; k++) setpos[srow[k]] = k;
+    }
     for (int k = 0; k < n; k++) {
         const int c = srow ? srow[k] : k;
         for (int q = S->rowptr[c], w = T->rowptr[staged ? order[k] : k]; q < S->rowptr[c + 1]; q++, w++) {
-            T->col[w] = staged ? order[S->col[q]] : S->col[q];
+            T->col[w] = staged ? order[setpos ? setpos[S->col[q]] : S->col[q]] : S->col[q];
             T->val[w] = S->val[q];
         }
     }
+    free(setpos);
     free(srow);
     *out = T;
     return ATA_OK;

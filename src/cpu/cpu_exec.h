@@ -21,6 +21,8 @@ typedef struct cpu_plan {
                                (segs, cpu_sched.h), not barriers and row flags */
     cpu_sched segs;
     int *tbase;             /* segmented, T in worker order: segment s's first row of T */
+    int x_worker_order;     /* staged with T in worker order: x's positions, T's
+                               columns and xpos are worker positions too */
     int *seg_order;         /* segmented: segments in the order they were made
                                (by position), as one worker runs them */
     /* Policy auto: the first 2 * CPU_TUNE_SOLVES one-column solves alternate
