@@ -19,11 +19,12 @@ static const ata_policy cpu_policies[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCF
 #define NPOL (int)(sizeof cpu_policies / sizeof *cpu_policies)
 
 /* A solve that can never finish. Push: one row gets a dependency that never
- * arrives. Pull, one worker (corrupt_threads): a row is made to wait on the
- * last one of the order, which only that same worker could run. The CPU
- * plan is in position space (cpu_exec_layout): position n/2's first entry
- * is off-diagonal; point it at the last one. S = 1 keeps every row tracked,
- * whatever the measured costs say. */
+ * arrives. Pull, two workers (corrupt_threads; one worker runs the SET
+ * order and trusts it, waiting for nothing): a row is made to wait on the
+ * last one of the order, which its worker reaches only after rows that wait
+ * on this one's. The CPU plan is in position space (cpu_exec_layout):
+ * position n/2's first entry is off-diagonal; point it at the last one.
+ * S = 1 keeps every row tracked, whatever the measured costs say. */
 static void cpu_corrupt(ata_plan *p)
 {
     const int n = p->n;
@@ -35,7 +36,7 @@ static const bs_backend cpu_backend = {
     .name = "cpu", .backend = ATA_BACKEND_CPU, .threads = 2, .available = 1,
     .pols = cpu_policies, .npol = NPOL, .npol_ata = NPOL,
     .corrupt = cpu_corrupt, .corrupt_pols = { ATA_POLICY_SYNCFREE }, .ncorrupt_pols = 1, .corrupt_S = 1,
-    .corrupt_threads = { 1, 2 },
+    .corrupt_threads = { 2, 2 },
 };
 
 static ata_context *make_ctx(int threads, double timeout)

@@ -9,8 +9,9 @@
  * across cores and cost more in cache transfers than the second core gave
  * (measured: 2 threads no faster than 1 on a 3D Laplacian).
  * Tracked atasks wait on predecessors; untracked ones never wait (their
- * predecessors finished before the barrier): they trust the plan, so a
- * corrupted plan is caught (as a timeout) only where tracking happens.
+ * predecessors finished before the barrier), and neither does one worker
+ * alone (it runs the SET order): they trust the plan, so a corrupted plan
+ * is caught (as a timeout) only where tracking happens.
  * Every dependency wait is bounded; barriers leave on abort.
  * Deadlock freedom: each worker visits its positions in increasing SET order;
  * the smallest unfinished position overall is its worker's current one, and
@@ -366,7 +367,7 @@ static int run_ilu0_row(exec_job *J, int i, int tracked, int *work)
     const int bad = U ? ilu0_row_split(Ap, Aj, J->x, U->rowptr, U->col, U->val, work, i)
                       : ilu0_row(Ap, Aj, J->x, p->diag, work, i);
     if (bad) note_bad_row(J, i);
-    atomic_store_explicit(&done[i], J->epoch, memory_order_release);
+    if (J->publish) atomic_store_explicit(&done[i], J->epoch, memory_order_release);
     return 0;
 }
 
@@ -486,7 +487,11 @@ static void exec_worker(void *arg, int tid, int nt)
     unsigned blocks = 0;
     for (int a = 0; a < s->natasks; a++) {
         if (a > 0 && (s->flags[a] & ATASK_BARRIER) && cpu_barrier_wait(&J->bar, &sense, &J->ctl)) return;
-        const int tracked = s->flags[a] & ATASK_TRACKED;
+        /* One worker runs every position in SET order: each predecessor
+         * stands earlier, so nothing is waited for (and no flag read per
+         * entry: measured in PETSc's ex19, a 1-thread MatSolve spent most of
+         * its kernel time on them). */
+        const int tracked = nt > 1 && (s->flags[a] & ATASK_TRACKED);
         for (; r < s->nruns && s->run_ptr[r] < s->atask_ptr[a + 1]; r++) {
             /* This worker's contiguous share of the run (one level), or
              * (chain: the run is the atask) of its blocks, whole. */
@@ -566,7 +571,7 @@ static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *
     /* Only tracked atasks read done flags: a plan without one (levelset)
      * skips the stores, a write stream of n flags per solve. */
     const cpu_plan *cp = cpu_plan_of(p);
-    J.publish = p->sched.untracked < p->sched.natasks && !cp->segmented;
+    J.publish = p->sched.untracked < p->sched.natasks && !cp->segmented && J.nt > 1;
     J.epoch = mode == EXEC_PUSH ? 0 : plan_next_epoch(p);
     if (cp->segmented && J.epoch == 1)      /* first solve, or the epoch wrapped */
         for (int t = 0; t < cp->segs.nt; t++) atomic_store(&cp->segs.count[t].v, 0);
