@@ -46,6 +46,7 @@ typedef struct {
     ata_backend backend;
     ata_policy policy;
     int S, threads, device;
+    ata_wait_policy wait;
     ata_shift shift;
     double shift_amount;
     MatFactorType ftype;
@@ -56,6 +57,8 @@ typedef struct {
     int n, nnz;
     int nfactor, nsolve;      /* numeric factorisations, solves */
     double setup_s;           /* first factorisation: analysis + numeric */
+    double context_s;         /* creating the context (backend, workers) */
+    double refactor_s;        /* later factorisations on new values, all */
 } Mat_ATA;
 
 /* ------------------------------------------------------------------ */
@@ -99,6 +102,31 @@ static int default_threads(void)
     return t < 1 ? 1 : t;
 }
 
+/* Whether a GPU of backend `b` can be there at all: its driver's device
+ * node (CUDA: /dev/nvidiactl or /dev/nvidia0, or WSL's /dev/dxg; HIP:
+ * /dev/kfd). Without one the probe below is skipped: it would load the
+ * backend module and, through it, the vendor's runtime and sparse libraries
+ * only to find no device (45-130 ms of the first factorisation on a machine
+ * with the CUDA toolkit and no GPU, measured in a PETSc program). */
+static int gpu_node_present(ata_backend b)
+{
+    static const char *const cuda[] = {"/dev/nvidiactl", "/dev/nvidia0", "/dev/dxg", NULL};
+    static const char *const hip[] = {"/dev/kfd", NULL};
+    const char *const *nodes = b == ATA_BACKEND_CUDA ? cuda : b == ATA_BACKEND_HIP ? hip : NULL;
+    for (int i = 0; nodes && nodes[i]; i++)
+        if (access(nodes[i], F_OK) == 0) return 1;
+    return 0;
+}
+
+/* ata_backend_available once per process and backend (it creates and
+ * destroys a context: on a GPU, a device context and library handles). */
+static int gpu_available(ata_backend b)
+{
+    static int avail[4] = {-1, -1, -1, -1};
+    if (avail[b] < 0) avail[b] = gpu_node_present(b) && ata_backend_available(b);
+    return avail[b];
+}
+
 /* Number of GPUs of `b` this process sees, probed once by creating
  * contexts on devices 0, 1, ... until one fails. */
 static int gpu_count(ata_backend b)
@@ -126,18 +154,21 @@ static PetscErrorCode ata_petsc_context(Mat_ATA *d)
     PetscFunctionBegin;
     o.backend = d->backend;
     o.threads = d->threads >= 0 ? d->threads : default_threads();
+    o.wait_policy = d->wait;
     if (o.backend == ATA_BACKEND_AUTO) {
-        if (ata_backend_available(ATA_BACKEND_CUDA)) o.backend = ATA_BACKEND_CUDA;
-        else if (ata_backend_available(ATA_BACKEND_HIP)) o.backend = ATA_BACKEND_HIP;
+        if (gpu_available(ATA_BACKEND_CUDA)) o.backend = ATA_BACKEND_CUDA;
+        else if (gpu_available(ATA_BACKEND_HIP)) o.backend = ATA_BACKEND_HIP;
         else o.backend = ATA_BACKEND_CPU;
     }
     if (o.backend == ATA_BACKEND_CUDA || o.backend == ATA_BACKEND_HIP) {
         int ndev = d->device >= 0 ? 0 : gpu_count(o.backend);
         o.device = d->device >= 0 ? d->device : (ndev > 0 ? node_rank() % ndev : 0);
     }
+    double t0 = MPI_Wtime();
     ata_status st = ata_context_create(&o, &d->ctx);
     PetscCheck(st == ATA_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "ata: context (backend %s, device %d): %s: %s",
                ata_backend_name(o.backend), o.device, ata_status_string(st), ata_last_error());
+    d->context_s = MPI_Wtime() - t0;
     d->device = o.device;
     PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -151,8 +182,8 @@ static PetscErrorCode ata_petsc_context(Mat_ATA *d)
 static PetscErrorCode ata_petsc_options(Mat B, Mat A, Mat_ATA *d)
 {
     const char *prefix = B->factorprefix ? B->factorprefix : ((PetscObject)A)->prefix;
-    const char *policies[ATA_POLICY_COUNT], *backends[4];
-    PetscInt policy = ATA_POLICY_AUTO, backend = ATA_BACKEND_AUTO, S = 0, threads = -1, device = -1;
+    const char *policies[ATA_POLICY_COUNT], *backends[4], *const waits[3] = {"default", "active", "passive"};
+    PetscInt policy = ATA_POLICY_AUTO, backend = ATA_BACKEND_AUTO, S = 0, threads = -1, device = -1, wait = ATA_WAIT_DEFAULT;
     PetscBool set;
 
     PetscFunctionBegin;
@@ -164,6 +195,7 @@ static PetscErrorCode ata_petsc_options(Mat B, Mat A, Mat_ATA *d)
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_ata_S", &S, &set));
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_ata_threads", &threads, &set));
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_ata_device", &device, &set));
+    PetscCall(PetscOptionsGetEList(NULL, NULL, "-mat_ata_wait_policy", waits, 3, &wait, &set));
 
     PetscOptionsBegin(PetscObjectComm((PetscObject)B), prefix, "ATA ILU(0)/ICC(0) factorisation options", "Mat");
     PetscCall(PetscOptionsEList("-mat_ata_policy", "ATA aggregation policy of the triangular solves and the factorisation",
@@ -175,6 +207,10 @@ static PetscErrorCode ata_petsc_options(Mat B, Mat A, Mat_ATA *d)
                               "ata_context_options", threads, &threads, NULL));
     PetscCall(PetscOptionsInt("-mat_ata_device", "GPU of this rank (-1: rank on the node modulo the devices seen)",
                               "ata_context_options", device, &device, NULL));
+    PetscCall(PetscOptionsEList("-mat_ata_wait_policy",
+                                "how idle CPU workers wait (default: spin ~50-100 us then sleep, or ATA_WAIT_POLICY; "
+                                "active: spin up to 10 ms between solves; passive: sleep at once)",
+                                "ata_context_options", waits, 3, waits[wait], &wait, NULL));
     PetscOptionsEnd();
     PetscCheck(S >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ata_S %d: must be >= 0 (0: automatic)", (int)S);
     d->policy = (ata_policy)policy;
@@ -182,6 +218,7 @@ static PetscErrorCode ata_petsc_options(Mat B, Mat A, Mat_ATA *d)
     d->S = (int)S;
     d->threads = (int)threads;
     d->device = (int)device;
+    d->wait = (ata_wait_policy)wait;
     PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -257,6 +294,7 @@ static PetscErrorCode ata_petsc_numeric(Mat F, Mat A, const MatFactorInfo *info)
         }
     } else {
         st = ata_factor_update_values(d->F, va);
+        d->refactor_s += MPI_Wtime() - t0;
     }
     PetscCall(MatSeqAIJRestoreArrayRead(A, &va));
     PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
@@ -415,13 +453,22 @@ static PetscErrorCode ata_petsc_view(Mat F, PetscViewer viewer)
         PetscFunctionReturn(PETSC_SUCCESS);
     }
     ata_backend b = ata_context_backend(d->ctx);
-    if (b == ATA_BACKEND_CPU)
-        PetscCall(PetscViewerASCIIPrintf(viewer, "ATA %s: backend cpu, %d thread%s\n", what, ata_context_threads(d->ctx),
-                                         ata_context_threads(d->ctx) == 1 ? "" : "s"));
-    else
+    if (b == ATA_BACKEND_CPU) {
+        const char *env = getenv("ATA_WAIT_POLICY"); /* what "default" took, if set */
+        char wait[96];
+        PetscCall(PetscSNPrintf(wait, sizeof wait, "%s",
+                                d->wait == ATA_WAIT_ACTIVE ? "active" : d->wait == ATA_WAIT_PASSIVE ? "passive" : "default"));
+        if (d->wait == ATA_WAIT_DEFAULT && env && *env)
+            PetscCall(PetscSNPrintf(wait, sizeof wait, "default (ATA_WAIT_POLICY=%s)", env));
+        PetscCall(PetscViewerASCIIPrintf(viewer, "ATA %s: backend cpu, %d thread%s, wait policy %s\n", what,
+                                         ata_context_threads(d->ctx), ata_context_threads(d->ctx) == 1 ? "" : "s", wait));
+    } else {
         PetscCall(PetscViewerASCIIPrintf(viewer, "ATA %s: backend %s, device %d\n", what, ata_backend_name(b), d->device));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "ATA: n %d, nnz %d, factorisations %d, solves %d, first setup %.3g s\n", d->n,
-                                     d->nnz, d->nfactor, d->nsolve, d->setup_s));
+    }
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "ATA: n %d, nnz %d, factorisations %d, solves %d, first setup %.3g s, "
+                                     "refactorisations %.3g s, context %.3g s\n",
+                                     d->n, d->nnz, d->nfactor, d->nsolve, d->setup_s, d->refactor_s, d->context_s));
     ata_plan_info L, U;
     if (d->F && ata_factor_get_info(d->F, &L, &U) == ATA_OK) {
         const ata_plan_info *pi[2] = {&L, &U};

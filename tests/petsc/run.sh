@@ -78,11 +78,33 @@ done
 # -ksp_view and -help show the factor and the options.
 out=$(mpi 1 "$ex2" -dll_append "$plugin" -ksp_type cg -pc_type ilu -pc_factor_mat_solver_type ata -mat_ata_policy levelset -mat_ata_threads 1 -resolve -ksp_view 2>&1)
 if echo "$out" | grep -q "package used to perform factorization: ata" && echo "$out" | grep -q "ATA L solve: policy levelset" && \
-   echo "$out" | grep -q "factorisations 2,"; then
+   echo "$out" | grep -q "factorisations 2,.*refactorisations [0-9.e-]* s, context [0-9.e-]* s" && \
+   echo "$out" | grep -q "wait policy default"; then
   ok "-ksp_view shows the ata factor, its plans, and the refactorisation"
 else bad "-ksp_view" "$out"; fi
+# -mat_ata_wait_policy reaches the context (and -ksp_view says so); the
+# iterations stay PETSc's.
+for w in active passive; do
+  out=$(mpi 1 "$ex2" -dll_append "$plugin" -ksp_type cg -pc_type ilu -pc_factor_mat_solver_type ata -mat_ata_threads 2 -mat_ata_wait_policy $w -ksp_view 2>&1)
+  b=$(mpi 1 "$ex2" -ksp_type cg -pc_type ilu 2>&1 | tail -1)
+  if echo "$out" | grep -q "backend cpu, 2 threads, wait policy $w" && [ "$(echo "$out" | tail -1 | sed 's/ error.*//')" = "$(echo "$b" | sed 's/ error.*//')" ]; then
+    ok "-mat_ata_wait_policy $w: $(echo "$out" | tail -1 | sed 's/^ksp_ex2: //')"
+  else bad "-mat_ata_wait_policy $w" "$(echo "$out" | grep -E "ATA|ksp_ex2")
+  petsc: $b"; fi
+done
+# -mat_ata_backend auto without a GPU driver's device node: the CPU, and the
+# GPU modules (with the vendor's libraries behind them) never loaded.
+if [ -e /dev/nvidiactl ] || [ -e /dev/nvidia0 ] || [ -e /dev/dxg ] || [ -e /dev/kfd ]; then
+  echo "SKIPPED: auto backend without a GPU device node (this machine has one)"; skip=$((skip+1))
+else
+  out=$(LD_DEBUG=files mpi 1 "$ex2" -dll_append "$plugin" -ksp_type cg -pc_type ilu -pc_factor_mat_solver_type ata -mat_ata_threads 1 -ksp_view 2>&1)
+  if ! echo "$out" | grep -q "file=.*libata_\(cuda\|hip\)\.so" && echo "$out" | grep -q "ATA ILU(0): backend cpu"; then
+    ok "-mat_ata_backend auto, no GPU device node: cpu, no GPU module loaded"
+  else bad "-mat_ata_backend auto without a GPU device node" "$(echo "$out" | grep -E "libata_(cuda|hip)|ATA ILU")"; fi
+fi
 out=$(mpi 2 "$ex2" -dll_append "$plugin" -ksp_type cg -pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type ata -help 2>&1)
-if echo "$out" | grep -q -- "-sub_mat_ata_policy" && echo "$out" | grep -q -- "-sub_mat_ata_threads"; then
+if echo "$out" | grep -q -- "-sub_mat_ata_policy" && echo "$out" | grep -q -- "-sub_mat_ata_threads" && \
+   echo "$out" | grep -q -- "-sub_mat_ata_wait_policy"; then
   ok "-help lists -sub_mat_ata_* under block Jacobi"
 else bad "-help" "$(echo "$out" | tail -5)"; fi
 
