@@ -57,6 +57,8 @@ struct ata_plan {
                                layout and buffers (CPU: cpu_plan, src/cpu/) */
     int auto_policy;        /* made with ATA_POLICY_AUTO (opt.policy is what it
                                resolved to) */
+    int auto_chained;       /* auto on the CPU: rows chained to the one before,
+                               per mille (-1: not looked at) */
     int diag_inv;           /* non-unit: T's diagonal entries hold 1/d and the
                                solve multiplies (plan_desc.diag_inv) */
     char choice[512];       /* ata_plan_choice: what runs, and why */

@@ -292,6 +292,7 @@ static void test_small_work_inline(void **state)
     ata_context *ctx;
     TU_OK(make_ctx(2, ATA_WAIT_DEFAULT, &ctx));
     ata_plan_options po = ata_plan_defaults();
+    po.policy = ATA_POLICY_CA;      /* S auto: probed */
     ata_plan *p;
     TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
     ata_plan_info in;

@@ -377,46 +377,51 @@ static void test_worker_schedules(void **state)
     ata_context_destroy(ctx);
 }
 
-/* auto on the CPU: the first ATA_AUTO_TUNE_SOLVES solves alternate all
- * workers and one, then one way stays; every solve is bitwise the
- * reference's, the choice names what ran, and the one-worker path (forced
- * here) gives the same bits too. */
+/* auto on the CPU: chain for a grid in natural order (rows need the row
+ * before them), ca in level order; the first ATA_AUTO_TUNE_SOLVES solves
+ * alternate all workers and one, then one way stays; every solve is
+ * bitwise the reference's, the choice names what ran, and the one-worker
+ * path (forced here) gives the same bits too. */
 static void test_auto_tuning(void **state)
 {
     (void)state;
     ata_context *ctx = make_ctx(2, 10);
-    ata_csr *A, *T;
-    TU_OK(ata_gen_from_spec("lap3d:30", &A));
-    TU_OK(ata_csr_tril(A, &T));
-    const int n = A->nrows;
-    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *xr = malloc(n * sizeof *xr);
-    tu_random_vec(b, n, 5);
-    TU_OK(ata_ref_sptrsv_csr(T, ATA_LOWER, ATA_NON_UNIT, b, xr));
-    ata_plan *p;
-    ata_plan_options o = ata_plan_defaults();
-    assert_int_equal(o.policy, ATA_POLICY_AUTO);
-    TU_OK(ata_sptrsv_plan_create(ctx, A, &o, &p));
-    assert_non_null(strstr(ata_plan_choice(p), "auto: ca"));
-    const int segmented = cpu_plan_of(p)->segmented;
-    for (int k = 0; k < ATA_AUTO_TUNE_SOLVES + 3; k++) {
-        memset(x, 0, n * sizeof *x);
-        TU_OK(ata_sptrsv(p, b, x));
-        assert_memory_equal(x, xr, n * sizeof *x);
+    const char *specs[] = { "lap3d:30", "lap3d:30,levelorder", "circuit:20000" };
+    const char *want[] = { "auto: chain", "auto: ca", "auto: ca" };
+    for (int m = 0; m < 3; m++) {
+        ata_csr *A, *T;
+        TU_OK(ata_gen_from_spec(specs[m], &A));
+        TU_OK(ata_csr_tril(A, &T));
+        const int n = A->nrows;
+        double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *xr = malloc(n * sizeof *xr);
+        tu_random_vec(b, n, 5);
+        TU_OK(ata_ref_sptrsv_csr(T, ATA_LOWER, ATA_NON_UNIT, b, xr));
+        ata_plan *p;
+        ata_plan_options o = ata_plan_defaults();
+        assert_int_equal(o.policy, ATA_POLICY_AUTO);
+        TU_OK(ata_sptrsv_plan_create(ctx, A, &o, &p));
+        if (!strstr(ata_plan_choice(p), want[m])) fail_msg("%s: %s, expected %s", specs[m], ata_plan_choice(p), want[m]);
+        const int segmented = cpu_plan_of(p)->segmented;
+        for (int k = 0; k < ATA_AUTO_TUNE_SOLVES + 3; k++) {
+            memset(x, 0, n * sizeof *x);
+            TU_OK(ata_sptrsv(p, b, x));
+            assert_memory_equal(x, xr, n * sizeof *x);
+        }
+        if (segmented) {
+            assert_int_equal(cpu_plan_of(p)->tune_done, ATA_AUTO_TUNE_SOLVES);
+            assert_non_null(strstr(ata_plan_choice(p), "timed"));
+            cpu_plan_of(p)->one_worker = !cpu_plan_of(p)->one_worker;     /* the other way */
+            memset(x, 0, n * sizeof *x);
+            TU_OK(ata_sptrsv(p, b, x));
+            assert_memory_equal(x, xr, n * sizeof *x);
+        } else {
+            print_message("%s: auto plan not segmented here (one worker): %s\n", specs[m], ata_plan_choice(p));
+        }
+        ata_plan_destroy(p);
+        free(b); free(x); free(xr);
+        ata_csr_free(T);
+        ata_csr_free(A);
     }
-    if (segmented) {
-        assert_int_equal(cpu_plan_of(p)->tune_done, ATA_AUTO_TUNE_SOLVES);
-        assert_non_null(strstr(ata_plan_choice(p), "timed"));
-        cpu_plan_of(p)->one_worker = !cpu_plan_of(p)->one_worker;     /* the other way */
-        memset(x, 0, n * sizeof *x);
-        TU_OK(ata_sptrsv(p, b, x));
-        assert_memory_equal(x, xr, n * sizeof *x);
-    } else {
-        print_message("auto plan not segmented here (one worker): %s\n", ata_plan_choice(p));
-    }
-    ata_plan_destroy(p);
-    free(b); free(x); free(xr);
-    ata_csr_free(T);
-    ata_csr_free(A);
     ata_context_destroy(ctx);
 }
 
