@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cpu_exec.h"
+#include "csr.h"
 #include "error.h"
 #include "mem.h"
 
@@ -135,8 +136,11 @@ static void spmv_worker(void *arg, int tid, int nt)
     const int *restrict Ap = A->rowptr, *restrict Aj = A->col;
     const double *restrict Ax = A->val, *restrict x = J->x;
     double *restrict y = J->out, dot = 0;
-    SPLIT((size_t)A->nrows, tid, nt, lo, hi);
-    for (size_t i = lo; i < hi; i++) {
+    /* rows shared by entries, not by count: a circuit's hubs and a
+     * level-ordered matrix's long rows sit together at one end */
+    int lo, hi;
+    csr_share_rows(Ap, A->nrows, tid, nt, &lo, &hi);
+    for (int i = lo; i < hi; i++) {
         double s = 0;
         for (int q = Ap[i]; q < Ap[i + 1]; q++) s += Ax[q] * x[Aj[q]];
         y[i] = s;
