@@ -1,6 +1,11 @@
 /* cpu_exec.c - executes a plan's schedule on the context's thread pool:
- * pull (CSR, done flags), push (CSC, pending counters) and ILU0 (pull).
+ * pull (CSR), push (CSC, pending counters) and ILU0 (pull).
  *
+ * Two ways. Segmented plans (pull and ILU0 under every policy but the two
+ * baselines, more than one worker: cpu_sched.h) give each worker a list of
+ * segments and point-to-point waits on the other workers' counts: no
+ * barrier, no flag per row (exec_worker_segments). The baselines (levelset,
+ * syncfree), push, and plans on one worker run as follows.
  * Workers walk the adaptive tasks in order, passing a barrier where the plan
  * has one. Inside an atask, every run (the rows of one level) is split into
  * one contiguous block per worker: the same worker then tends to own a row
