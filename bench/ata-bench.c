@@ -167,11 +167,34 @@ static void measure_triad(bench_state *st)
         msg("triad bandwidth could not be measured: no bandwidth floor");
 }
 
-static void run_pcg(bench_state *st, const ata_csr *A, bench_run *r, const char *label)
+/* One PCG run's repetitions (pcg_begin, pcg_rep per repetition, pcg_end):
+ * --precision both runs two of them, their repetitions interleaved. */
+typedef struct {
+    ata_pcg_options po;
+    monitor_ctx mon;
+    char name[64];          /* run_name: in the progress line */
+    double *b, *x;
+    double *t_an, *t_fa, *t_so, *t_ph, *t_wall;    /* t_ph: [phase][rep], ms per iteration */
+    int done;
+    int stopped;            /* failed: no more repetitions */
+} pcg_job;
+
+static void pcg_free(pcg_job *J)
 {
-    measure_triad(st);
+    free(J->b);
+    free(J->x);
+    free(J->t_an);
+    free(J->t_fa);
+    free(J->t_so);
+    free(J->t_ph);
+    free(J->t_wall);
+}
+
+static int pcg_begin(bench_state *st, const ata_csr *A, bench_run *r, const char *label, pcg_job *J)
+{
     const bench_opts *o = st->opt;
     int n = A->nrows, serial = r->policy == POLICY_SERIAL;
+    memset(J, 0, sizeof *J);
     ata_pcg_options po = ata_pcg_defaults();
     if (o->rtol > 0) po.rtol = o->rtol;
     if (o->maxit > 0) po.maxit = o->maxit;
@@ -184,84 +207,106 @@ static void run_pcg(bench_state *st, const ata_csr *A, bench_run *r, const char 
     po.keep_history = o->monitor;
     po.shift = o->shift;
     po.method = o->ksp;
+    po.precision = r->precision;
     if (o->restart > 0) po.restart = o->restart;
-    monitor_ctx mon = { label, cli_policy_name(r->policy), o->monitor && !o->quiet };
-    if (mon.print || progress_active()) {   /* live, through the library's callback */
-        po.monitor = monitor_line;
-        po.monitor_ctx = &mon;
-    }
-
-    double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
-    double *t_an = calloc((size_t)o->reps, sizeof(double)), *t_fa = calloc((size_t)o->reps, sizeof(double));
-    double *t_so = calloc((size_t)o->reps, sizeof(double));
-    double *t_ph = calloc(4 * (size_t)o->reps, sizeof(double));    /* [phase][rep], ms per iteration */
-    double *t_wall = calloc((size_t)o->reps, sizeof(double));
-    if (!b || !x || !t_an || !t_fa || !t_so || !t_ph || !t_wall) {
+    run_name(o, r, J->name, sizeof J->name);
+    J->mon = (monitor_ctx){ label, cli_policy_name(r->policy), o->monitor && !o->quiet };
+    J->po = po;
+    J->b = malloc((size_t)n * sizeof *J->b);
+    J->x = malloc((size_t)n * sizeof *J->x);
+    J->t_an = calloc((size_t)o->reps, sizeof(double));
+    J->t_fa = calloc((size_t)o->reps, sizeof(double));
+    J->t_so = calloc((size_t)o->reps, sizeof(double));
+    J->t_ph = calloc(4 * (size_t)o->reps, sizeof(double));
+    J->t_wall = calloc((size_t)o->reps, sizeof(double));
+    if (!J->b || !J->x || !J->t_an || !J->t_fa || !J->t_so || !J->t_ph || !J->t_wall) {
         r->status = ATA_ERR_NOMEM;
         snprintf(r->msg, sizeof r->msg, "ata-bench: no memory for the vectors of n = %d", n);
-        goto out;
+        pcg_free(J);
+        J->stopped = 1;
+        return -1;
     }
-    for (int i = 0; i < n; i++) b[i] = 1.0;
-    int done = 0;
-    for (int rep = 0; rep < o->reps; rep++) {
-        char tag[32], reps[32] = "";
-        if (o->reps > 1) snprintf(reps, sizeof reps, ", rep %d/%d", rep + 1, o->reps);
-        progress_set("%s %s policy %s%s", step_tag(st, st->step, tag, sizeof tag), label,
-                     cli_policy_name(r->policy), reps);
-        progress_iteration(-1);
-        memset(x, 0, (size_t)n * sizeof *x);
-        ata_pcg_result res;
-        memset(&res, 0, sizeof res);
-        /* ata_pcg's setup + solve + destroy, as ata_pcg runs them, with
-         * the plans' choices read before the destroy; a setup that fails
-         * runs again through ata_pcg, which reports into res. */
-        double w0 = now_s();
-        ata_pcg_solver *solver = NULL;
-        ata_status s = ata_pcg_setup(serial ? NULL : st->ctx, A, &po, &solver);
-        if (s == ATA_OK) {
-            s = ata_pcg_solve(solver, b, x, &res);
-            const ata_plan *pl[2];
-            ata_pcg_plans(solver, &pl[0], &pl[1]);
-            for (int q = 0; q < 2; q++) snprintf(r->choice[q], sizeof r->choice[q], "%s", pl[q] ? ata_plan_choice(pl[q]) : "");
-            ata_pcg_destroy(solver);
-        } else {
-            s = ata_pcg(serial ? NULL : st->ctx, A, b, x, &po, &res);
-        }
-        t_wall[done] = now_s() - w0;
-        if (s == ATA_OK) s = res.status;
-        t_an[done] = res.analysis_s;
-        t_fa[done] = res.factor_s;
-        t_so[done] = res.solve_s;
-        const double ph[4] = { res.L_solve_s, res.U_solve_s, res.spmv_s, res.vec_s };
-        for (int q = 0; q < 4; q++)
-            t_ph[q * o->reps + done] = res.iterations > 0 ? 1e3 * ph[q] / res.iterations : NAN;
-        done++;
-        r->iterations = res.iterations;
-        r->relres = res.relres;
-        if (res.L_info.n > 0 || res.L_info.atasks > 0) copy_info(r, 0, &res.L_info);
-        if (res.U_info.n > 0 || res.U_info.atasks > 0) copy_info(r, 1, &res.U_info);
-        if (s != ATA_OK || rep == o->reps - 1) {
-            free(r->history);
-            r->history = NULL;
-            r->history_len = 0;
-            if (res.history && res.history_len > 0) {
-                r->history = malloc((size_t)res.history_len * sizeof *r->history);
-                if (r->history) {
-                    memcpy(r->history, res.history, (size_t)res.history_len * sizeof *r->history);
-                    r->history_len = res.history_len;
-                }
+    for (int i = 0; i < n; i++) J->b[i] = 1.0;
+    return 0;
+}
+
+static void pcg_rep(bench_state *st, const ata_csr *A, bench_run *r, const char *label, pcg_job *J, int rep)
+{
+    const bench_opts *o = st->opt;
+    const int n = A->nrows, serial = r->policy == POLICY_SERIAL;
+    if (J->stopped) return;
+    ata_pcg_options po = J->po;     /* (the monitor's context is J's, which stays put) */
+    if (J->mon.print || progress_active()) {   /* live, through the library's callback */
+        po.monitor = monitor_line;
+        po.monitor_ctx = &J->mon;
+    }
+    char tag[32], reps[32] = "";
+    if (o->reps > 1) snprintf(reps, sizeof reps, ", rep %d/%d", rep + 1, o->reps);
+    progress_set("%s %s policy %s%s", step_tag(st, st->step, tag, sizeof tag), label, J->name, reps);
+    progress_iteration(-1);
+    memset(J->x, 0, (size_t)n * sizeof *J->x);
+    ata_pcg_result res;
+    memset(&res, 0, sizeof res);
+    /* ata_pcg's setup + solve + destroy, as ata_pcg runs them, with
+     * the plans' choices read before the destroy; a setup that fails
+     * runs again through ata_pcg, which reports into res. */
+    double w0 = now_s();
+    ata_pcg_solver *solver = NULL;
+    ata_status s = ata_pcg_setup(serial ? NULL : st->ctx, A, &po, &solver);
+    if (s == ATA_OK) {
+        s = ata_pcg_solve(solver, J->b, J->x, &res);
+        const ata_plan *pl[2];
+        ata_pcg_plans(solver, &pl[0], &pl[1]);
+        for (int q = 0; q < 2; q++) snprintf(r->choice[q], sizeof r->choice[q], "%s", pl[q] ? ata_plan_choice(pl[q]) : "");
+        ata_pcg_destroy(solver);
+    } else {
+        s = ata_pcg(serial ? NULL : st->ctx, A, J->b, J->x, &po, &res);
+    }
+    const int done = J->done;
+    J->t_wall[done] = now_s() - w0;
+    if (s == ATA_OK) s = res.status;
+    J->t_an[done] = res.analysis_s;
+    J->t_fa[done] = res.factor_s;
+    J->t_so[done] = res.solve_s;
+    const double ph[4] = { res.L_solve_s, res.U_solve_s, res.spmv_s, res.vec_s };
+    for (int q = 0; q < 4; q++)
+        J->t_ph[q * o->reps + done] = res.iterations > 0 ? 1e3 * ph[q] / res.iterations : NAN;
+    J->done++;
+    r->iterations = res.iterations;
+    r->relres = res.relres;
+    if (res.L_info.n > 0 || res.L_info.atasks > 0) copy_info(r, 0, &res.L_info);
+    if (res.U_info.n > 0 || res.U_info.atasks > 0) copy_info(r, 1, &res.U_info);
+    if (s != ATA_OK || rep == o->reps - 1) {
+        free(r->history);
+        r->history = NULL;
+        r->history_len = 0;
+        if (res.history && res.history_len > 0) {
+            r->history = malloc((size_t)res.history_len * sizeof *r->history);
+            if (r->history) {
+                memcpy(r->history, res.history, (size_t)res.history_len * sizeof *r->history);
+                r->history_len = res.history_len;
             }
         }
-        ata_pcg_result_free(&res);
-        if (s != ATA_OK) { fail_run(r, s); break; }
     }
+    ata_pcg_result_free(&res);
+    if (s != ATA_OK) {
+        fail_run(r, s);
+        J->stopped = 1;
+    }
+}
+
+static void pcg_end(bench_state *st, const ata_csr *A, bench_run *r, pcg_job *J)
+{
+    const bench_opts *o = st->opt;
+    const int n = A->nrows, serial = r->policy == POLICY_SERIAL, done = J->done;
+    if (!J->t_an) return;      /* pcg_begin failed */
     r->reps = done;
-    r->analysis_s = median(t_an, done);
-    r->factor_s = median(t_fa, done);
-    r->solve_s = median_range(t_so, done, &r->time_min_s, &r->time_max_s);
+    r->analysis_s = median(J->t_an, done);
+    r->factor_s = median(J->t_fa, done);
+    r->solve_s = median_range(J->t_so, done, &r->time_min_s, &r->time_max_s);
     r->per_iter_ms = r->iterations > 0 ? 1e3 * r->solve_s / r->iterations : NAN;
-    for (int q = 0; q < 4; q++) r->phase_ms[q] = done > 0 ? median(t_ph + q * o->reps, done) : NAN;
-    r->wall_s = median(t_wall, done);
+    for (int q = 0; q < 4; q++) r->phase_ms[q] = done > 0 ? median(J->t_ph + q * o->reps, done) : NAN;
+    r->wall_s = median(J->t_wall, done);
     /* The floor at the row's thread count: the serial reference runs
      * unfused on one thread; a GPU backend's floor is not the host's. */
     const bench_results *R = st->res;
@@ -280,20 +325,26 @@ static void run_pcg(bench_state *st, const ata_csr *A, bench_run *r, const char 
     if (done > 0) {
         double *Ax = malloc((size_t)n * sizeof *Ax);
         if (Ax) {
-            ata_ref_spmv(A, x, Ax);
-            for (int i = 0; i < n; i++) Ax[i] = b[i] - Ax[i];
-            r->true_relres = norm2(Ax, n) / norm2(b, n);
+            ata_ref_spmv(A, J->x, Ax);
+            for (int i = 0; i < n; i++) Ax[i] = J->b[i] - Ax[i];
+            r->true_relres = norm2(Ax, n) / norm2(J->b, n);
             free(Ax);
         }
     }
-out:
-    free(b);
-    free(x);
-    free(t_an);
-    free(t_fa);
-    free(t_so);
-    free(t_ph);
-    free(t_wall);
+    pcg_free(J);
+}
+
+/* runs[0..nr): one policy's runs, one per precision; with two, each
+ * repetition runs the first, then the second (interleaved: a slow spell of
+ * a shared machine falls on both). */
+static void run_pcg(bench_state *st, const ata_csr *A, bench_run *runs, int nr, const char *label)
+{
+    measure_triad(st);
+    pcg_job J[2];
+    for (int k = 0; k < nr; k++) pcg_begin(st, A, &runs[k], label, &J[k]);
+    for (int rep = 0; rep < st->opt->reps; rep++)
+        for (int k = 0; k < nr; k++) pcg_rep(st, A, &runs[k], label, &J[k], rep);
+    for (int k = 0; k < nr; k++) pcg_end(st, A, &runs[k], &J[k]);
 }
 
 static double rel_diff(const double *x, const double *y, int n)
@@ -557,25 +608,28 @@ static void run_ilu0(bench_state *st, const ata_csr *A, ilu0_setup *su, bench_ru
 /* Per matrix                                                        */
 /* ---------------------------------------------------------------- */
 
+/* Speedups against the baselines of the same precision. */
 static void fill_speedups(const bench_opts *o, bench_results *R, int mi)
 {
-    double base[3] = { NAN, NAN, NAN };     /* levelset, vendor, serial */
+    double base[2][3] = { { NAN, NAN, NAN }, { NAN, NAN, NAN } };     /* [precision] levelset, vendor, serial */
     for (int k = 0; k < R->nruns; k++) {
         bench_run *u = &R->runs[k];
         if (u->matrix != mi || u->status != ATA_OK || u->reps == 0) continue;
         double t = run_time(o, u);
-        if (u->policy == ATA_POLICY_LEVELSET) base[0] = t;
-        if (u->policy == ATA_POLICY_VENDOR) base[1] = t;
-        if (u->policy == POLICY_SERIAL) base[2] = t;
+        double *b = base[u->precision == ATA_PRECISION_MIXED];
+        if (u->policy == ATA_POLICY_LEVELSET) b[0] = t;
+        if (u->policy == ATA_POLICY_VENDOR) b[1] = t;
+        if (u->policy == POLICY_SERIAL) b[2] = t;
     }
     for (int k = 0; k < R->nruns; k++) {
         bench_run *u = &R->runs[k];
         if (u->matrix != mi) continue;
         double t = run_time(o, u);
+        const double *b = base[u->precision == ATA_PRECISION_MIXED];
         int ok = u->status == ATA_OK && u->reps > 0 && t > 0;
-        u->speedup_levelset = ok && base[0] > 0 ? base[0] / t : NAN;
-        u->speedup_vendor = ok && base[1] > 0 ? base[1] / t : NAN;
-        u->speedup_serial = ok && base[2] > 0 ? base[2] / t : NAN;
+        u->speedup_levelset = ok && b[0] > 0 ? b[0] / t : NAN;
+        u->speedup_vendor = ok && b[1] > 0 ? b[1] / t : NAN;
+        u->speedup_serial = ok && b[2] > 0 ? b[2] / t : NAN;
     }
 }
 
@@ -596,8 +650,11 @@ static void report_failures(bench_state *st, const bench_matrix *m, const bench_
         char pols[256] = "";
         for (int j = k; j < nruns; j++)
             if (runs[j].status == r->status && runs[j].wrong == r->wrong)
+            {
+                char name[64];
                 snprintf(pols + strlen(pols), sizeof pols - strlen(pols), "%s%s", pols[0] ? ", " : "",
-                         cli_policy_name(runs[j].policy));
+                         run_name(st->opt, &runs[j], name, sizeof name));
+            }
         if (r->wrong)
             msg("%s: %s (%s): %s", m->label, what, pols, r->msg);
         else
@@ -623,7 +680,7 @@ static void run_matrix(bench_state *st, int mi)
         if (strstr(detail, in->text)) msg("%s: %s: %s", flag, ata_status_string(s), detail);
         else msg("%s %s: %s: %s", flag, in->text, ata_status_string(s), detail);
         st->any_failed = 1;
-        st->step += o->cmd == CMD_INFO ? 1 : o->npolicies;
+        st->step += o->cmd == CMD_INFO ? 1 : o->npolicies * o->nprec;
         return;
     }
     describe_matrix(st, m, A);
@@ -645,33 +702,39 @@ static void run_matrix(bench_state *st, int mi)
         is.ref_status = ata_csr_copy(A, &is.ref);
         if (is.ref_status == ATA_OK) is.ref_status = ata_ref_ilu0(is.ref);
     }
+    /* A policy's runs, one per precision (pcg's --precision both: two), side
+     * by side in the table. */
     int first = R->nruns;
-    for (int k = 0; k < o->npolicies; k++) {
-        bench_run *r = &R->runs[R->nruns++];
-        memset(r, 0, sizeof *r);
-        r->matrix = mi;
-        r->policy = o->policies[k];
-        r->check = NAN;
-        r->relres = r->true_relres = r->per_iter_ms = NAN;
-        r->wall_s = r->floor_bytes = r->floor_ms = r->floor_ratio = r->rss_mb = NAN;
-    }
+    const int np = o->nprec;
+    for (int k = 0; k < o->npolicies; k++)
+        for (int q = 0; q < np; q++) {
+            bench_run *r = &R->runs[R->nruns++];
+            memset(r, 0, sizeof *r);
+            r->matrix = mi;
+            r->policy = o->policies[k];
+            r->precision = o->precisions[q];
+            r->check = NAN;
+            r->relres = r->true_relres = r->per_iter_ms = NAN;
+            r->wall_s = r->floor_bytes = r->floor_ms = r->floor_ratio = r->rss_mb = NAN;
+        }
     for (int e = 0; e < o->npolicies; e++) {
-        bench_run *r = &R->runs[first + st->exec_order[e]];
-        st->step++;
-        if (A->nrows != A->ncols) {
-            r->status = ATA_ERR_NOT_SQUARE;
-            snprintf(r->msg, sizeof r->msg, "%s is %d x %d", m->label, A->nrows, A->ncols);
-        } else if (!setup_ok) {
-            r->status = ATA_ERR_NOMEM;
-            snprintf(r->msg, sizeof r->msg, "no memory for the vectors of n = %d", A->nrows);
+        bench_run *r = &R->runs[first + st->exec_order[e] * np];
+        st->step += np;
+        if (A->nrows != A->ncols || !setup_ok) {
+            for (int q = 0; q < np; q++) {
+                r[q].status = A->nrows != A->ncols ? ATA_ERR_NOT_SQUARE : ATA_ERR_NOMEM;
+                if (A->nrows != A->ncols) snprintf(r[q].msg, sizeof r[q].msg, "%s is %d x %d", m->label, A->nrows, A->ncols);
+                else snprintf(r[q].msg, sizeof r[q].msg, "no memory for the vectors of n = %d", A->nrows);
+            }
         } else if (o->cmd == CMD_PCG) {
-            run_pcg(st, A, r, m->label);
+            run_pcg(st, A, r, np, m->label);
         } else if (o->cmd == CMD_SPTRSV) {
             run_sptrsv(st, A, &ss, r, m->label);
         } else {
             run_ilu0(st, A, &is, r, m->label);
         }
-        if (r->status != ATA_OK) st->any_failed = 1;
+        for (int q = 0; q < np; q++)
+            if (r[q].status != ATA_OK) st->any_failed = 1;
     }
     /* The DAG class comes from the library (its thresholds); a serial row
      * or ILU0 (which returns no plan info) borrows it from a probe. */
@@ -859,7 +922,7 @@ int main(int argc, char **argv)
 
     R.nmats = o.ninputs;
     R.mats = calloc((size_t)o.ninputs, sizeof *R.mats);
-    R.runs = calloc((size_t)o.ninputs * (size_t)o.npolicies, sizeof *R.runs);
+    R.runs = calloc((size_t)o.ninputs * (size_t)o.npolicies * (size_t)o.nprec, sizeof *R.runs);
     if (!R.mats || !R.runs) {
         msg("out of memory");
         ata_context_destroy(st.ctx);
@@ -871,7 +934,7 @@ int main(int argc, char **argv)
         R.mats[i].source = o.inputs[i].text;
         R.mats[i].is_gen = o.inputs[i].is_gen;
     }
-    st.nsteps = o.cmd == CMD_INFO ? o.ninputs : o.ninputs * o.npolicies;
+    st.nsteps = o.cmd == CMD_INFO ? o.ninputs : o.ninputs * o.npolicies * o.nprec;
 
     progress_start(!o.quiet);
     for (int i = 0; i < o.ninputs; i++) run_matrix(&st, i);

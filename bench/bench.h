@@ -63,6 +63,13 @@ typedef struct {
     ata_ksp ksp;            /* pcg: --ksp (default ATA_KSP_CG) */
     int restart;            /* pcg: --restart (GMRES; 0: the library's default) */
     const char *write_path; /* write: the output file (the command's one operand) */
+    /* pcg: --precision: the factors' precisions to run, in order (double,
+     * mixed, or both: every policy once per precision, the repetitions
+     * of the two interleaved); precision_given: the flag was given (the
+     * table and summary then show a precision column). */
+    ata_precision precisions[2];
+    int nprec;
+    int precision_given;
 } bench_opts;
 
 /* One matrix of the run, after loading. */
@@ -90,6 +97,7 @@ typedef struct {
 typedef struct {
     int matrix;             /* index into the matrices */
     int policy;             /* ata_policy or POLICY_SERIAL */
+    ata_precision precision;    /* pcg: of the factors (--precision) */
     ata_status status;
     int wrong;              /* status is set because the answer was wrong */
     char msg[512];          /* ata_last_error() of a failure */
@@ -160,6 +168,9 @@ const char *cli_policy_name(int p);
 const char *cli_status_token(ata_status s);
 /* The status column of a run: cli_status_token, or "wrong_answer". */
 const char *run_status(const bench_run *r);
+/* A run's name in messages: the policy, with its precision when the run
+ * has several ("ca", "ca/mixed"). */
+const char *run_name(const bench_opts *o, const bench_run *r, char *b, size_t n);
 
 /* dagshape.c */
 /* Levels of the DAG of A's `uplo` triangle (rows are tasks; an entry on

@@ -23,7 +23,7 @@ typedef enum {
     O_MATRIX, O_GEN, O_POLICY, O_SERIAL, O_BACKEND, O_THREADS, O_S, O_R,
     O_TRAVERSAL, O_UPLO, O_DIAG, O_PC, O_REORDER, O_RTOL, O_MAXIT, O_MONITOR,
     O_REPS, O_CSV, O_JSON, O_PLOT, O_QUIET, O_HELP, O_VERSION,
-    O_SHIFT, O_NRHS, O_NO_FLOOR, O_WIDE, O_KSP, O_RESTART
+    O_SHIFT, O_NRHS, O_NO_FLOOR, O_WIDE, O_KSP, O_RESTART, O_PRECISION
 } flag_id;
 
 typedef struct {
@@ -70,6 +70,8 @@ static const flag_def flags[] = {
       "same as --pc" },
     { O_SHIFT, "--shift", "none|nonzero|positive-definite", F_PCG, NULL,
       "diagonal shift of ILU0/IC0 on a bad pivot, as PETSc's\n-pc_factor_shift_type (default none); positive-definite for SPD\nmatrices whose factors are indefinite (e.g. LFAT5, bcsstk13)" },
+    { O_PRECISION, "--precision", "double|mixed|both", F_PCG, NULL,
+      "the ILU0 factors' precision: double (default), or mixed: factored\nin double, then stored as float, the solves' arithmetic in double\n(the CPU's solve plans read 4 bytes a value instead of 8; the\nserial reference and GPUs keep the same values as doubles); both:\nevery policy once per precision, their repetitions interleaved\n(double, mixed, double, ...), speedups against the baselines of\nthe same precision; a precision column in the table and summary,\n'precision' last in CSV and JSON (--plot draws double's runs)" },
     { O_REORDER, "--reorder", "none|rcm|nd", F_PCG, NULL,
       "reordering before the factorisation: none (default), reverse\nCuthill-McKee, or METIS nested dissection" },
     { O_RTOL, "--rtol", "X", F_PCG, NULL,
@@ -118,6 +120,13 @@ const char *cli_cmd_name(bench_cmd c) { return cmd_names[c]; }
 const char *cli_policy_name(int p)
 {
     return p == POLICY_SERIAL ? "serial" : ata_policy_name((ata_policy)p);
+}
+
+const char *run_name(const bench_opts *o, const bench_run *r, char *b, size_t n)
+{
+    if (o->nprec > 1) snprintf(b, n, "%s/%s", cli_policy_name(r->policy), ata_precision_name(r->precision));
+    else snprintf(b, n, "%s", cli_policy_name(r->policy));
+    return b;
 }
 
 /* Short tokens for the table's status column (PETSc's habit of naming the
@@ -452,6 +461,17 @@ static int apply(bench_opts *o, const flag_def *d, const char *v, int *policy_gi
         if (parse_int(v, 1, &o->restart))
             return usage_error("--restart: expected a positive integer (GMRES's restart length), got '%s'", v);
         return 0;
+    case O_PRECISION:
+        o->precision_given = 1;
+        o->nprec = 1;
+        if (!strcmp(v, "both")) {
+            o->precisions[0] = ATA_PRECISION_DOUBLE;
+            o->precisions[1] = ATA_PRECISION_MIXED;
+            o->nprec = 2;
+        } else if (ata_precision_from_name(v, &o->precisions[0]) != ATA_OK) {
+            return usage_error("--precision: expected double, mixed or both, got '%s'", v);
+        }
+        return 0;
     case O_SHIFT:
         if (ata_shift_from_name(v, &o->shift) != ATA_OK)
             return usage_error("--shift: expected none, nonzero or positive-definite, got '%s'", v);
@@ -500,6 +520,8 @@ int cli_parse(int argc, char **argv, bench_opts *o)
     o->shift = ATA_SHIFT_NONE;
     o->ksp = ATA_KSP_CG;
     o->nrhs = 1;
+    o->precisions[0] = ATA_PRECISION_DOUBLE;
+    o->nprec = 1;
     o->argc = argc;
     o->argv = argv;
     if (argc < 2) {         /* a short reminder, not the whole --help */

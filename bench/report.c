@@ -18,7 +18,7 @@ typedef enum {
     C_MATRIX, C_N, C_NNZ, C_CLASS, C_LEVELS, C_POLICY, C_S, C_ATASKS, C_C, C_F, C_M,
     C_ITS, C_RELRES, C_ANALYSIS, C_FACTOR, C_SOLVE, C_SOLVE_MS, C_FACTOR_MS, C_PERIT,
     C_PLANMB, C_VS_LS, C_VS_VENDOR, C_VS_SERIAL, C_CHECK, C_STATUS, C_RANGE,
-    C_PH_L, C_PH_U, C_PH_SPMV, C_PH_VEC, C_WALL, C_FLOOR, C_XFLOOR, C_RSS, C_COUNT
+    C_PH_L, C_PH_U, C_PH_SPMV, C_PH_VEC, C_WALL, C_FLOOR, C_XFLOOR, C_RSS, C_PREC, C_COUNT
 } col_id;
 
 static const struct { const char *head; int width; int left; } cols[C_COUNT + 1] = {
@@ -39,6 +39,7 @@ static const struct { const char *head; int width; int left; } cols[C_COUNT + 1]
     [C_PH_SPMV] = { "SpMV ms/it", 10, 0 }, [C_PH_VEC] = { "vec ms/it", 9, 0 },
     [C_WALL] = { "total s", 8, 0 },      [C_FLOOR] = { "floor ms/it", 11, 0 },
     [C_XFLOOR] = { "x floor", 7, 0 },    [C_RSS] = { "peak RSS MB", 11, 0 },
+    [C_PREC] = { "precision", 9, 1 },
 };
 
 static int has_policy(const bench_opts *o, int p)
@@ -54,6 +55,7 @@ static int table_columns(const bench_opts *o, col_id *c)
     int n = 0;
     c[n++] = C_MATRIX; c[n++] = C_N; c[n++] = C_NNZ; c[n++] = C_CLASS; c[n++] = C_LEVELS;
     c[n++] = C_POLICY;
+    if (o->cmd == CMD_PCG && o->precision_given) c[n++] = C_PREC;     /* --precision: which is which */
     if (o->cmd != CMD_ILU0) { c[n++] = C_S; c[n++] = C_ATASKS; c[n++] = C_C; c[n++] = C_F; c[n++] = C_M; }
     if (o->cmd == CMD_PCG) {
         c[n++] = C_ITS; c[n++] = C_RELRES; c[n++] = C_ANALYSIS; c[n++] = C_FACTOR; c[n++] = C_SOLVE;
@@ -154,6 +156,7 @@ static void cell(char *b, size_t n, col_id c, const bench_results *R, const benc
     case C_FLOOR: if (ran) fmt_double(b, n, "%.3f", u->floor_ms); else dash(b, n); break;
     case C_XFLOOR: if (ran) fmt_double(b, n, "%.2fx", u->floor_ratio); else dash(b, n); break;
     case C_RSS: fmt_double(b, n, "%.0f", u->rss_mb); break;
+    case C_PREC: snprintf(b, n, "%s", ata_precision_name(u->precision)); break;
     case C_RANGE: {
         double med = run_time(o, u);
         if (u->reps > 1 && med > 0) fmt_double(b, n, "%.1f", 100 * (u->time_max_s - u->time_min_s) / med);
@@ -179,6 +182,16 @@ static const char *ksp_title(const bench_opts *o, char *b, size_t n)
     ata_pcg_options pc = ata_pcg_defaults();
     if (o->ksp == ATA_KSP_GMRES) snprintf(b, n, "GMRES(%d)", o->restart > 0 ? o->restart : pc.restart);
     else snprintf(b, n, "%s", o->ksp == ATA_KSP_BICGSTAB ? "BiCGStab" : "PCG");
+    return b;
+}
+
+/* ", factors mixed" (--precision given), ", factors double and mixed
+ * (interleaved)" (both), else "". */
+static const char *factor_precision(const bench_opts *o, char *b, size_t n)
+{
+    if (!o->precision_given) snprintf(b, n, "%s", "");
+    else if (o->nprec > 1) snprintf(b, n, ", factors double and mixed (repetitions interleaved)");
+    else snprintf(b, n, ", factors %s", ata_precision_name(o->precisions[0]));
     return b;
 }
 
@@ -210,9 +223,11 @@ void report_title(FILE *f, const bench_results *R)
     if (o->cmd == CMD_PCG) {
         ata_pcg_options pc = ata_pcg_defaults();
         char kt[32];
-        fprintf(f, "%s-%s, rtol %g, maxit %d, reorder %s, %s, S %s, b = 1, x0 = 0, median of %d\n",
+        char fp[96];
+        fprintf(f, "%s-%s, rtol %g, maxit %d, reorder %s, %s, S %s, b = 1, x0 = 0, median of %d%s\n",
                 ata_precond_name(o->pc), ksp_title(o, kt, sizeof kt), o->rtol > 0 ? o->rtol : pc.rtol, o->maxit > 0 ? o->maxit : pc.maxit,
-                ata_reorder_name(o->reorder), o->traversal == ATA_PUSH ? "push" : "pull", S, o->reps);
+                ata_reorder_name(o->reorder), o->traversal == ATA_PUSH ? "push" : "pull", S, o->reps,
+                factor_precision(o, fp, sizeof fp));
     } else if (o->cmd == CMD_SPTRSV) {
         fprintf(f, "%s triangle, %s diagonal, %s, S %s, b = T*1, median of %d solves\n",
                 o->uplo == ATA_LOWER ? "lower" : "upper", o->diag == ATA_UNIT ? "unit" : "stored",
@@ -283,9 +298,10 @@ static void report_choice_lines(FILE *f, const bench_results *R, int matrix)
         if (u->matrix != matrix || u->policy != ATA_POLICY_AUTO) continue;
         for (int q = 0; q < 2; q++) {
             if (!u->choice[q][0]) continue;
-            char line[700];
-            snprintf(line, sizeof line, "%s %s%s", R->mats[matrix].label, u->ninfo > 1 ? (q ? "U plan, " : "L plan, ") : "",
-                     u->choice[q]);
+            char line[700], prec[32] = "";
+            if (R->opt->nprec > 1) snprintf(prec, sizeof prec, "%s, ", ata_precision_name(u->precision));
+            snprintf(line, sizeof line, "%s %s%s%s", R->mats[matrix].label, prec,
+                     u->ninfo > 1 ? (q ? "U plan, " : "L plan, ") : "", u->choice[q]);
             put_wrapped(f, 2, line);
         }
     }
@@ -349,10 +365,11 @@ static void report_title_narrow(FILE *f, const bench_results *R)
     if (o->npolicies == 1 && o->policies[0] == POLICY_SERIAL) snprintf(who, sizeof who, "serial reference (no context)");
     else snprintf(who, sizeof who, "backend %s, %d thread%s", ata_backend_name(R->backend), R->threads,
                   R->threads == 1 ? "" : "s");
+    char fp[96];
     snprintf(line, sizeof line, "%s pcg: %s; %s-%s, rtol %g, maxit %d, reorder %s, %s, S %s, b = 1, x0 = 0, "
-             "median of %d", BENCH_NAME, who, ata_precond_name(o->pc), ksp_title(o, kt, sizeof kt), o->rtol > 0 ? o->rtol : pc.rtol,
+             "median of %d%s", BENCH_NAME, who, ata_precond_name(o->pc), ksp_title(o, kt, sizeof kt), o->rtol > 0 ? o->rtol : pc.rtol,
              o->maxit > 0 ? o->maxit : pc.maxit, ata_reorder_name(o->reorder),
-             o->traversal == ATA_PUSH ? "push" : "pull", S, o->reps);
+             o->traversal == ATA_PUSH ? "push" : "pull", S, o->reps, factor_precision(o, fp, sizeof fp));
     put_wrapped(f, 0, line);
     const bench_machine *M = &R->machine;
     snprintf(line, sizeof line, "commit %s, %s, host %s, %s (%d cores), load %.2f %.2f %.2f", M->commit, M->date,
@@ -380,12 +397,25 @@ static void report_title_narrow(FILE *f, const bench_results *R)
 
 /* The summary's row columns: the wide table's cells, and setup s. */
 enum { SUM_SETUP = C_COUNT };
-static const struct { int col; const char *head; int width; int left; } sum_cols[] = {
+typedef struct { int col; const char *head; int width; int left; } sum_col;
+static const sum_col sum_cols[] = {
     { C_POLICY, "policy", 8, 1 }, { C_S, "S", 7, 0 }, { C_ITS, "its", 5, 0 },
     { C_RELRES, "relres", 8, 0 }, { SUM_SETUP, "setup s", 8, 0 }, { C_SOLVE, "solve s", 8, 0 },
     { C_PERIT, "ms/it", 8, 0 }, { C_XFLOOR, "x floor", 7, 0 }, { C_STATUS, "status", 6, 1 },
 };
 #define SUM_NCOLS ((int)(sizeof sum_cols / sizeof sum_cols[0]))
+
+/* The summary's columns for this run: with --precision, its column after
+ * the policy (83 columns become 92). */
+static int summary_columns(const bench_opts *o, sum_col *c)
+{
+    int n = 0;
+    for (int k = 0; k < SUM_NCOLS; k++) {
+        c[n++] = sum_cols[k];
+        if (sum_cols[k].col == C_POLICY && o->precision_given) c[n++] = (sum_col){ C_PREC, "prec", 7, 1 };
+    }
+    return n;
+}
 
 /* One block per matrix: "lap3d:100: n .., nnz .., DAG class, levels", a
  * header, one row per policy, and S auto's probes. */
@@ -403,21 +433,22 @@ void report_summary(FILE *f, const bench_results *R, int matrix)
     if (strcmp(buf, "-")) snprintf(line + n, sizeof line - n, ", %s levels", buf);
     fputc('\n', f);
     put_wrapped(f, 0, line);
+    sum_col sc[SUM_NCOLS + 1];
+    const int nc = summary_columns(R->opt, sc);
     fputs("  ", f);
-    for (int k = 0; k < SUM_NCOLS; k++)
-        put_cell(f, sum_cols[k].head, sum_cols[k].width, sum_cols[k].left, k == SUM_NCOLS - 1);
+    for (int k = 0; k < nc; k++) put_cell(f, sc[k].head, sc[k].width, sc[k].left, k == nc - 1);
     for (int r = 0; r < R->nruns; r++) {
         const bench_run *u = &R->runs[r];
         if (u->matrix != matrix) continue;
         fputs("  ", f);
-        for (int k = 0; k < SUM_NCOLS; k++) {
-            if (sum_cols[k].col == SUM_SETUP) {
+        for (int k = 0; k < nc; k++) {
+            if (sc[k].col == SUM_SETUP) {
                 if (u->reps > 0) fmt_double(buf, sizeof buf, "%.4f", u->analysis_s + u->factor_s);
                 else dash(buf, sizeof buf);
             } else {
-                cell(buf, sizeof buf, (col_id)sum_cols[k].col, R, u);
+                cell(buf, sizeof buf, (col_id)sc[k].col, R, u);
             }
-            put_cell(f, buf, sum_cols[k].width, sum_cols[k].left, k == SUM_NCOLS - 1);
+            put_cell(f, buf, sc[k].width, sc[k].left, k == nc - 1);
         }
     }
     report_choice_lines(f, R, matrix);
@@ -677,6 +708,9 @@ static void collect_run(const bench_results *R, const bench_run *u, record *r)
      * serial baseline. */
     add_s(r, "choice", u->choice[0]);
     if (o->cmd == CMD_PCG) add_s(r, "choice_U", u->choice[1]);
+    /* Appended after those (every earlier column keeps its place; no
+     * comma): pcg's factor precision, double or mixed (--precision). */
+    if (o->cmd == CMD_PCG) add_s(r, "precision", ata_precision_name(u->precision));
 }
 
 static void collect_info(const bench_results *R, int mi, int t, record *r)
@@ -868,6 +902,8 @@ int report_json(const char *path, const bench_results *R)
             o->diag == ATA_UNIT ? "unit" : "nonunit", ata_precond_name(o->pc), ata_reorder_name(o->reorder));
     json_num(f, o->rtol > 0 ? o->rtol : pc.rtol);
     fprintf(f, ", \"maxit\": %d, \"reps\": %d", o->maxit > 0 ? o->maxit : pc.maxit, o->reps);
+    if (o->cmd == CMD_PCG)
+        fprintf(f, ", \"precision\": \"%s\"", o->nprec > 1 ? "both" : ata_precision_name(o->precisions[0]));
     if (o->cmd == CMD_PCG) fprintf(f, ", \"ksp\": \"%s\", \"restart\": %d", ata_ksp_name(o->ksp), ksp_restart(o));
     fprintf(f, "},\n  \"matrices\": [");
     int firstm = 1;

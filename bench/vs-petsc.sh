@@ -16,6 +16,7 @@
 #
 #   bash bench/vs-petsc.sh [SPEC | --matrix FILE]... [--ksp cg|bicgstab|gmres]
 #                          [--restart M] [--reps N] [--policy LIST] [--threads T]
+#                          [--precision double|mixed]
 #                          [--petsc-norm unpreconditioned|preconditioned]
 #                          [--build DIR] [--csv FILE] [--petsc-thp]
 #   SPEC: an ata-bench generator spec (default lap3d:100), e.g. lap3d:160;
@@ -27,6 +28,9 @@
 #   bash bench/vs-petsc.sh circuit:1000000 circuit:2000000 --policy levelset,ca
 #   make vs-petsc [VS_PETSC_ARGS="lap3d:160 --reps 5"]   (builds both programs first)
 #   make vs-petsc-deep [VS_PETSC_ARGS="--reps 5"]   (circuit:1000000 and circuit:2000000)
+#   --precision mixed: ATA's ILU0 factors stored as float (ata-bench pcg
+#   --precision mixed); PETSc's stay double. One precision per run (compare
+#   both precisions with ata-bench pcg --precision both).
 #
 # A run that fails or does not converge is reported, not fatal: each
 # configuration's status column gives ATA's status (ok, not_converged,
@@ -59,6 +63,7 @@ spec=lap3d:100
 matrix=
 ksp=cg
 restart=
+precision=double
 reps=3
 policies=levelset
 threads=2
@@ -69,11 +74,11 @@ petsc_env=(ATA_HUGEPAGES=0)
 in_kind=(); in_val=()   # the inputs in order: gen SPEC or matrix FILE
 opts=()                 # every other flag, for one run per input (--csv aside)
 while [ $# -gt 0 ]; do
-    case "$1" in --reps|--policy|--policies|--threads|--petsc-norm|--build|--csv|--matrix|--ksp|--restart)
+    case "$1" in --reps|--policy|--policies|--threads|--petsc-norm|--build|--csv|--matrix|--ksp|--restart|--precision)
         [ $# -ge 2 ] || { echo "vs-petsc.sh: $1 needs a value (see --help)" >&2; exit 2; } ;;
     esac
     case "$1" in
-        --reps|--ksp|--restart|--policy|--policies|--threads|--petsc-norm|--build) opts+=("$1" "$2") ;;
+        --reps|--ksp|--restart|--policy|--policies|--threads|--petsc-norm|--build|--precision) opts+=("$1" "$2") ;;
         --petsc-thp) opts+=("$1") ;;
     esac
     case "$1" in
@@ -81,6 +86,7 @@ while [ $# -gt 0 ]; do
         --matrix) matrix=$2; in_kind+=(matrix); in_val+=("$2"); shift 2 ;;
         --ksp) ksp=$2; shift 2 ;;
         --restart) restart=$2; shift 2 ;;
+        --precision) precision=$2; shift 2 ;;
         --policy|--policies) policies=$2; shift 2 ;;
         --threads) threads=$2; shift 2 ;;
         --petsc-norm) norm=$2; shift 2 ;;
@@ -94,6 +100,7 @@ while [ $# -gt 0 ]; do
 done
 case "$reps" in ''|*[!0-9]*|0) echo "vs-petsc.sh: --reps $reps: expected a positive integer" >&2; exit 2 ;; esac
 case "$norm" in unpreconditioned|preconditioned) ;; *) echo "vs-petsc.sh: --petsc-norm $norm: expected unpreconditioned or preconditioned" >&2; exit 2 ;; esac
+case "$precision" in double|mixed) ;; *) echo "vs-petsc.sh: --precision $precision: expected double or mixed (ATA's factors; PETSc's are double)" >&2; exit 2 ;; esac
 # The method under ATA's name (ata-bench --ksp) and PETSc's (ata-mpi-pcg --ksp, KSPType).
 case "$ksp" in
     cg|CG) ksp=cg; petsc_ksp=cg; method=CG ;;
@@ -109,6 +116,7 @@ if [ "$ksp" != cg ] && [ "$norm" != unpreconditioned ]; then
     echo "vs-petsc.sh: --petsc-norm $norm: $ksp is right-preconditioned, its norm is the unpreconditioned one (cg only)" >&2; exit 2
 fi
 ksp_args=(--ksp "$ksp")
+[ "$precision" = double ] || ksp_args+=(--precision "$precision")     # ATA's side only
 petsc_ksp_args=(--ksp "$petsc_ksp")
 if [ -n "$restart" ]; then ksp_args+=(--restart "$restart"); petsc_ksp_args+=(--restart "$restart"); fi
 petsc_norm_args=()

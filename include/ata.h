@@ -306,9 +306,14 @@ typedef struct {
     int barriers;           /* coarse synchronisations per solve */
     long long c, f;         /* coarse and fine edges (c + f vs m) */
     double analysis_s;      /* DAG + aggregation + upload */
-    size_t plan_bytes;      /* beyond the matrix: levels, order, flags */
+    size_t plan_bytes;      /* beyond the matrix: levels, order, flags (and,
+                               where a plan reads float copies, the double
+                               copy of its triangle it keeps for new values
+                               and transposed solves, read by neither) */
     size_t matrix_bytes;    /* the triangle it reads: its copy, or (a factor's
-                               plans on the CPU) the factors, in place */
+                               plans on the CPU) the factors, in place; values
+                               counted as read (4 bytes where the plan reads
+                               float copies: ATA_PRECISION_MIXED on the CPU) */
     double T_l, T_u;        /* Eq. 5.2 inputs (seconds), 0 if S was fixed or the policy does not use S */
     double last_solve_s;    /* the last ata_sptrsv's execution on the backend,
                                without host<->device copies of b and x */
@@ -362,11 +367,24 @@ typedef enum { ATA_KSP_CG = 0, ATA_KSP_BICGSTAB, ATA_KSP_GMRES } ata_ksp;
  *     shift_amount (0: 1e-3), x2 per retry. For SPD matrices that are not
  *     M-matrices (LFAT5, bcsstk13), where plain ILU0/IC0 is indefinite. */
 typedef enum { ATA_SHIFT_NONE = 0, ATA_SHIFT_NONZERO, ATA_SHIFT_POSITIVE_DEFINITE } ata_shift;
+/* Precision of the incomplete factors (ILU0 only). DOUBLE: as computed.
+ * MIXED: factored in double as always (shift strategy and pivot checks
+ * included), then every value of L and U (U's pivots as the solves use
+ * them) rounded to float once per factorisation; every solve reads the
+ * rounded values and computes in double. The CPU backend's solve plans
+ * keep them as floats (4 bytes a value instead of 8 in each solve's
+ * traffic); the serial reference and the GPU backends keep the rounded
+ * values as doubles (the same numbers, no byte saving: fp32 storage on GPUs
+ * is not built yet). A factor entry beyond float's range is an error
+ * (ATA_ERR_NONFINITE, naming the row). IC0 and Jacobi: ATA_ERR_UNSUPPORTED. */
+typedef enum { ATA_PRECISION_DOUBLE = 0, ATA_PRECISION_MIXED = 1 } ata_precision;
 typedef struct {
     ata_precond type;        /* ATA_PC_ILU0 (default) or ATA_PC_IC0 */
     ata_shift shift;         /* default ATA_SHIFT_NONE (PETSc's -pc_factor_shift_type) */
     double shift_amount;     /* 0: the default amount for the shift type */
     ata_plan_options plan;   /* policy, S, R, traversal for the factorisation and both solves */
+    /* Appended: the factors' precision (default ATA_PRECISION_DOUBLE). */
+    ata_precision precision;
 } ata_factor_options;
 typedef struct ata_factor ata_factor;   /* incomplete factors + their L and U solve plans */
 ATA_API ata_factor_options ata_factor_defaults(void);
@@ -430,6 +448,9 @@ typedef struct {
      * estimate). */
     ata_ksp method;
     int restart;
+    /* Appended: the precision of the ILU0 factors (see ata_precision;
+     * default ATA_PRECISION_DOUBLE), for every method. */
+    ata_precision precision;
 } ata_pcg_options;
 
 typedef struct {
@@ -468,6 +489,9 @@ ATA_API const char *ata_ksp_name(ata_ksp m);
 ATA_API ata_status ata_ksp_from_name(const char *name, ata_ksp *out);
 /* "none", "nonzero", "positive-definite" (also "positive_definite", "pd"). */
 ATA_API ata_status ata_shift_from_name(const char *name, ata_shift *out);
+/* "double", "mixed" (any case). */
+ATA_API const char *ata_precision_name(ata_precision p);
+ATA_API ata_status ata_precision_from_name(const char *name, ata_precision *out);
 
 /* Setup once / solve many / update values (PETSc's KSPSetUp/KSPSolve and
  * SAME_NONZERO_PATTERN). Setup: reordering, factorisation, the L and U

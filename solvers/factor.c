@@ -31,7 +31,13 @@ ata_factor_options ata_factor_defaults(void)
     o.shift = ATA_SHIFT_NONE;
     o.shift_amount = 0;
     o.plan = ata_plan_defaults();
+    o.precision = ATA_PRECISION_DOUBLE;
     return o;
+}
+
+int factor_values_f32(const factor_core *f)
+{
+    return f->opt.precision == ATA_PRECISION_MIXED;
 }
 
 static const char *type_name(const factor_core *f)
@@ -100,8 +106,9 @@ void factor_solve_options(const factor_core *f, ata_plan_options *lo, ata_plan_o
 
 plan_desc factor_plan_desc(const factor_core *f, ata_csr *M, ata_plan_options *opt)
 {
-    const plan_desc copy = { .kind = PLAN_SPTRSV, .from = M }, borrow = { .kind = PLAN_SPTRSV, .T = M,
-                                                                           .own = PLAN_T_BORROWED };
+    const int f32 = factor_values_f32(f);
+    const plan_desc copy = { .kind = PLAN_SPTRSV, .from = M, .values_f32 = f32 },
+                    borrow = { .kind = PLAN_SPTRSV, .T = M, .own = PLAN_T_BORROWED, .values_f32 = f32 };
     if (!(f->ctx->ops->caps & BACKEND_READS_WHOLE)) return copy;
     opt->traversal = ATA_PULL;
     return borrow;
@@ -136,7 +143,9 @@ ata_status factor_plan_values(ata_plan *p, const ata_csr *M)
 
 ata_status factor_plan_take(ata_plan *p, const ata_csr *F, int **map)
 {
-    if (p->T == F) return ATA_OK;
+    /* In place: the plan reads F itself, unless it reads float copies of
+     * F's values (values_f32), which the backend refreshes from F. */
+    if (p->T == F) return p->values_f32 ? p->ctx->ops->plan_values(p, F->val) : ATA_OK;
     if (!*map) {
         ata_csr view = *F;
         view.val = NULL;
@@ -180,6 +189,50 @@ static ata_status check_positive(factor_core *f)
                     "positive-definite), or --precond jacobi", type_name(f), row, row, pivot(f, row));
 }
 
+/* Row of entry q of M (M->rowptr[row] <= q < M->rowptr[row + 1]). */
+static int entry_row(const ata_csr *M, int q)
+{
+    int lo = 0, hi = M->nrows;      /* rowptr[lo] <= q < rowptr[hi] */
+    while (hi - lo > 1) {
+        const int mid = lo + (hi - lo) / 2;
+        if (M->rowptr[mid] <= q) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* ATA_PRECISION_MIXED: every value of the factors rounded to float, once,
+ * where the strategy keeps them (as doubles: the plans that read floats
+ * copy them from there, the others read these; the same numbers either
+ * way, so a CPU solve stays bitwise the reference's). After the pivots were
+ * checked (and inverted, where the solves multiply): a value beyond float's
+ * range would become an infinity, a pivot (or its reciprocal) below float's
+ * smallest a zero; either is refused, naming the row. */
+static ata_status round_factors(factor_core *f)
+{
+    ata_csr *M[2];
+    int nm = 0;
+    f->how->factors(f, M, &nm);
+    for (int k = 0; k < nm; k++) {
+        double *restrict v = M[k]->val;
+        const int nnz = M[k]->nnz;
+        for (int q = 0; q < nnz; q++) {
+            const double r = (float)v[q];
+            if (!isfinite(r)) {
+                const int i = entry_row(M[k], q);
+                return ata_fail(ATA_ERR_NONFINITE, "%s: precision mixed: the factor entry (%d, %d) = %g is beyond "
+                                "float's range; use precision double", type_name(f), i, M[k]->col[q], v[q]);
+            }
+            v[q] = r;
+        }
+    }
+    for (int i = 0; i < f->n; i++)
+        if (pivot(f, i) == 0)
+            return ata_fail(ATA_ERR_NONFINITE, "%s: precision mixed: the pivot of row %d%s underflows to 0 in float; "
+                            "use precision double", type_name(f), i, f->how->inv_pivots ? " (its reciprocal)" : "");
+    return ATA_OK;
+}
+
 /* Factor A's current values with the shift strategy, then propagate. */
 static ata_status factorise(factor_core *f)
 {
@@ -219,6 +272,7 @@ static ata_status factorise(factor_core *f)
         double *v = f->how->pivots(f, &pos);
         for (int i = 0; i < f->n; i++) v[pos ? pos[i] : i] = 1.0 / v[pos ? pos[i] : i];
     }
+    if (factor_values_f32(f)) ATA_TRY(round_factors(f));
     ATA_TRY(f->how->propagate(f));
     f->valid = 1;
     return ATA_OK;
@@ -232,6 +286,11 @@ static ata_status check_options(const ata_factor_options *o)
         return ata_fail(ATA_ERR_ARG, "factor: unknown shift type %d", (int)o->shift);
     if (!(o->shift_amount >= 0) || !isfinite(o->shift_amount))
         return ata_fail(ATA_ERR_ARG, "factor: shift_amount = %g (expected >= 0, 0 for the default)", o->shift_amount);
+    if ((unsigned)o->precision > ATA_PRECISION_MIXED)
+        return ata_fail(ATA_ERR_ARG, "factor: unknown precision %d (expected double or mixed)", (int)o->precision);
+    if (o->precision == ATA_PRECISION_MIXED && o->type != ATA_PC_ILU0)
+        return ata_fail(ATA_ERR_UNSUPPORTED, "factor: precision mixed (float factors) is built for ILU0 only, not %s; "
+                        "use precision double", o->type == ATA_PC_IC0 ? "IC0" : "Jacobi");
     return ATA_OK;
 }
 
@@ -293,6 +352,8 @@ ata_status factor_core_update(factor_core *f, const double *val)
 
 ata_status factor_core_apply(factor_core *f, const double *r, double *z, double *t_L, double *t_U)
 {
+    if (!f->valid && f->pivot_row < 0)    /* (precision mixed: a factor beyond float's range) */
+        return ata_fail(ATA_ERR_ZERO_PIVOT, "%s: no valid factors (the last factorisation failed)", type_name(f));
     if (!f->valid)
         return ata_fail(ATA_ERR_ZERO_PIVOT, "%s: no valid factors (the last factorisation failed at row %d)",
                         type_name(f), f->pivot_row);

@@ -62,4 +62,5 @@ static ata_status ic0_propagate(factor_core *f)
 
 const factor_strategy factor_ic0 = {
     "ic0", factor_whole_setup, factor_whole_load, factor_whole_pivots, factor_whole_factor, ic0_propagate, 0,
+    NULL,   /* no precision mixed (factor.c refuses it) */
 };

@@ -43,6 +43,10 @@ struct factor_strategy {
      * matrices (measured: ...). The backend's solve kernels must honour
      * diag_inv (the CPU's and the reference's do). */
     int inv_pivots;
+    /* Where the factors' values are (ATA_PRECISION_MIXED rounds them there,
+     * after a good factorisation, before propagate): *n matrices in M.
+     * NULL: the strategy has no mixed precision (IC0, Jacobi). */
+    void (*factors)(const factor_core *f, ata_csr *M[2], int *n);
 };
 
 extern const factor_strategy factor_split, factor_mapped, factor_inplace, factor_ic0, factor_jacobi;
@@ -72,5 +76,8 @@ ata_status factor_whole_setup(factor_core *f, const ata_csr *A, const factor_hin
 ata_status factor_whole_load(factor_core *f);
 double *factor_whole_pivots(const factor_core *f, const int **pos);
 ata_status factor_whole_factor(factor_core *f);
+void factor_whole_factors(const factor_core *f, ata_csr *M[2], int *n);
+/* Solve plans on float-valued factors (plan_desc.values_f32): precision mixed. */
+int factor_values_f32(const factor_core *f);
 
 #endif

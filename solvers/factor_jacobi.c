@@ -43,4 +43,5 @@ static ata_status jacobi_propagate(factor_core *f)
 
 const factor_strategy factor_jacobi = {
     "jacobi", jacobi_setup, jacobi_load, jacobi_pivots, jacobi_factor, jacobi_propagate, 0,
+    NULL,   /* no precision mixed (factor.c refuses it) */
 };

@@ -98,10 +98,13 @@ static ata_status split_factor(factor_core *f)
 /* The solve plans are made on Ls and Us themselves (pull), or on copies
  * (push: CSC; or a CPU layout that stages): those take new factors through
  * maps (plan_take); the others read them in place. */
-static plan_desc split_plan(ata_csr *F, const ata_plan_options *o, const dag *known, const ata_plan *like)
+static plan_desc split_plan(const factor_core *f, ata_csr *F, const ata_plan_options *o, const dag *known,
+                            const ata_plan *like)
 {
-    const plan_desc borrow = { .kind = PLAN_SPTRSV, .T = F, .own = PLAN_T_BORROWED, .known = known, .like = like };
-    const plan_desc copy = { .kind = PLAN_SPTRSV, .from = F, .known = known };
+    const int f32 = factor_values_f32(f);
+    const plan_desc borrow = { .kind = PLAN_SPTRSV, .T = F, .own = PLAN_T_BORROWED, .known = known, .like = like,
+                               .values_f32 = f32 };
+    const plan_desc copy = { .kind = PLAN_SPTRSV, .from = F, .known = known, .values_f32 = f32 };
     return o->traversal == ATA_PULL ? borrow : copy;
 }
 
@@ -125,14 +128,21 @@ static ata_status split_propagate(factor_core *f)
     const int have_rev = st == ATA_OK && dag_reverse_upper(lower, f->Us->rowptr, f->Us->col, &rev) == ATA_OK;
     dag_free(&own);
     if (st != ATA_OK) return st;
-    const plan_desc ld = split_plan(f->Ls, &lo, f->lower, f->fp);   /* the ILU0 plan's DAG and schedule */
-    plan_desc ud = split_plan(f->Us, &uo, have_rev ? &rev : NULL, NULL);
+    const plan_desc ld = split_plan(f, f->Ls, &lo, f->lower, f->fp);   /* the ILU0 plan's DAG and schedule */
+    plan_desc ud = split_plan(f, f->Us, &uo, have_rev ? &rev : NULL, NULL);
     ud.diag_inv = 1;    /* factor_split.inv_pivots */
     st = factor_make_plans(f, &ld, &lo, &ud, &uo);
     dag_free(&rev);
     return st;
 }
 
+static void split_factors(const factor_core *f, ata_csr *M[2], int *n)
+{
+    M[0] = f->Ls;
+    M[1] = f->Us;
+    *n = 2;
+}
+
 const factor_strategy factor_split = {
-    "split", split_setup, split_load, split_pivots, split_factor, split_propagate, 1,
+    "split", split_setup, split_load, split_pivots, split_factor, split_propagate, 1, split_factors,
 };

@@ -68,6 +68,12 @@ ata_status factor_whole_factor(factor_core *f)
     return st;
 }
 
+void factor_whole_factors(const factor_core *f, ata_csr *M[2], int *n)
+{
+    M[0] = f->fp->T;
+    *n = 1;
+}
+
 static ata_status mapped_propagate(factor_core *f)
 {
     const ata_csr *F = f->fp->T;
@@ -77,8 +83,9 @@ static ata_status mapped_propagate(factor_core *f)
     }
     ata_plan_options lo, uo;
     factor_solve_options(f, &lo, &uo);
-    const plan_desc ld = { .kind = PLAN_SPTRSV, .from = F, .known = f->lower },   /* L's DAG is A's */
-                    ud = { .kind = PLAN_SPTRSV, .from = F };
+    const int f32 = factor_values_f32(f);     /* (a GPU keeps them as doubles: README) */
+    const plan_desc ld = { .kind = PLAN_SPTRSV, .from = F, .known = f->lower, .values_f32 = f32 },   /* L's DAG is A's */
+                    ud = { .kind = PLAN_SPTRSV, .from = F, .values_f32 = f32 };
     ATA_TRY(factor_make_plans(f, &ld, &lo, &ud, &uo));
     /* Once the plans hold the factors, the ILU0 plan's copy is written again
      * only by the next factorisation (load allocates it then): freed now,
@@ -102,8 +109,10 @@ static ata_status inplace_propagate(factor_core *f)
 
 const factor_strategy factor_mapped = {
     "mapped", factor_whole_setup, factor_whole_load, factor_whole_pivots, factor_whole_factor, mapped_propagate, 0,
+    factor_whole_factors,
 };
 
 const factor_strategy factor_inplace = {
     "in place", factor_whole_setup, factor_whole_load, factor_whole_pivots, factor_whole_factor, inplace_propagate, 1,
+    factor_whole_factors,
 };

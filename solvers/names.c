@@ -1,9 +1,10 @@
-/* names.c - the solvers' option names: preconditioner, reordering and
- * pivot shift, each way (ata_*_name, ata_*_from_name), for ata-bench's
- * flags, reports and error messages. Apart from pcg.c because factor.c and
- * the benchmark read them too, and a name table is no part of PCG. (The
- * core's own names stay with their modules: backends in src/context.c,
- * policies in src/policy.c's table, statuses in src/error.c.) */
+/* names.c - the solvers' option names: preconditioner, reordering, pivot
+ * shift, Krylov method and factor precision, each way (ata_*_name,
+ * ata_*_from_name), for ata-bench's flags, reports and error messages.
+ * Apart from pcg.c because factor.c and the benchmark read them too, and
+ * a name table is no part of PCG. (The core's own names stay with their
+ * modules: backends in src/context.c, policies in src/policy.c's table,
+ * statuses in src/error.c.) */
 #include <strings.h>
 #include "error.h"
 
@@ -65,4 +66,18 @@ ata_status ata_ksp_from_name(const char *name, ata_ksp *out)
         if (!strcasecmp(name, ksp_names[m])) { *out = (ata_ksp)m; return ATA_OK; }
     if (name && out && !strcasecmp(name, "bcgs")) { *out = ATA_KSP_BICGSTAB; return ATA_OK; }
     return ata_fail(ATA_ERR_ARG, "unknown Krylov method '%s' (expected cg, bicgstab or gmres)", name ? name : "(null)");
+}
+
+static const char *const precision_names[] = { "double", "mixed" };
+
+const char *ata_precision_name(ata_precision p)
+{
+    return (unsigned)p <= ATA_PRECISION_MIXED ? precision_names[p] : "unknown";
+}
+
+ata_status ata_precision_from_name(const char *name, ata_precision *out)
+{
+    for (int p = 0; name && out && p <= ATA_PRECISION_MIXED; p++)
+        if (!strcasecmp(name, precision_names[p])) { *out = (ata_precision)p; return ATA_OK; }
+    return ata_fail(ATA_ERR_ARG, "unknown precision '%s' (expected double or mixed)", name ? name : "(null)");
 }

@@ -39,6 +39,7 @@ ata_pcg_options ata_pcg_defaults(void)
     o.dtol = 1e5;
     o.method = ATA_KSP_CG;
     o.restart = 30;
+    o.precision = ATA_PRECISION_DOUBLE;
     return o;
 }
 
@@ -150,6 +151,11 @@ static ata_status check_options(const ata_pcg_options *o)
     if ((unsigned)o->method > ATA_KSP_GMRES) return ata_fail(ATA_ERR_ARG, "krylov: unknown method %d", (int)o->method);
     if (o->method == ATA_KSP_GMRES && (o->restart < 1 || o->restart > 1000))
         return ata_fail(ATA_ERR_ARG, "gmres: restart = %d (expected 1..1000; default 30)", o->restart);
+    if ((unsigned)o->precision > ATA_PRECISION_MIXED)
+        return ata_fail(ATA_ERR_ARG, "pcg: unknown precision %d (expected double or mixed)", (int)o->precision);
+    if (o->precision == ATA_PRECISION_MIXED && o->precond != ATA_PC_ILU0)
+        return ata_fail(ATA_ERR_UNSUPPORTED, "pcg: precision mixed (float factors) is built for the ILU0 "
+                        "preconditioner only, not %s; use precision double", ata_precond_name(o->precond));
     return ATA_OK;
 }
 
@@ -278,6 +284,7 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
         fo.shift = opt->shift;
         fo.shift_amount = opt->shift_amount;
         fo.plan = opt->plan;
+        fo.precision = opt->precision;
         const factor_hints h = { 1, known ? &lower : NULL };      /* s->A outlives s->pc */
         /* CG needs positive pivots (an SPD preconditioner), and so does IC0
          * whatever the method (its C = L D^{1/2} takes their square roots);

@@ -167,7 +167,8 @@ static void plan_describe(ata_plan *p, const dag *d)
 }
 
 static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowed, int kind,
-                          const ata_plan_options *opt_in, const dag *known, const ata_plan *like, ata_plan **out)
+                          const ata_plan_options *opt_in, const dag *known, const ata_plan *like, int values_f32,
+                          ata_plan **out)
 {
     double t0 = clock_now();
     ata_plan_options resolved = *opt_in;
@@ -190,6 +191,7 @@ static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowe
     p->T = T;
     p->Tu = Tu;
     p->T_borrowed = borrowed;
+    p->values_f32 = values_f32 && kind == PLAN_SPTRSV;     /* before the upload: the backend lays them out */
     const int preds = kind == PLAN_ILU0 || opt->traversal == ATA_PULL;
     const ata_uplo uplo = kind == PLAN_ILU0 ? ATA_LOWER : opt->uplo;
     dag d = { 0 };
@@ -338,7 +340,7 @@ ata_status plan_create(ata_context *ctx, const plan_desc *d, const ata_plan_opti
         ATA_TRY(plan_extract(ctx, d->from, d->perm, opt, "sptrsv plan", &T, d->map_out));
         own = PLAN_T_OWNED;
     }
-    st = analyse(ctx, T, d->U, d->U ? PLAN_T_BORROWED : own, d->kind, opt, d->known, d->like, out);
+    st = analyse(ctx, T, d->U, d->U ? PLAN_T_BORROWED : own, d->kind, opt, d->known, d->like, d->values_f32, out);
     if (st == ATA_OK) (*out)->diag_inv = d->diag_inv && opt->diag == ATA_NON_UNIT;
     if (st != ATA_OK && d->from && d->map_out) { free(*d->map_out); *d->map_out = NULL; }
     return st;

@@ -62,6 +62,9 @@ struct ata_plan {
     int diag_inv;           /* non-unit: T's diagonal entries hold 1/d and the
                                solve multiplies (plan_desc.diag_inv) */
     char choice[512];       /* ata_plan_choice: what runs, and why */
+    int values_f32;         /* plan_desc.values_f32: T's values are floats held
+                               as doubles; a backend may keep and read them as
+                               floats (the CPU's solve plans do: cpu_plan.fval) */
 };
 
 /* What a plan is made from. Every plan, public or internal, is built by
@@ -105,6 +108,11 @@ typedef struct {
                            factor's U, whose pivots the factor inverts once
                            (as PETSc's factored matrices hold them), so no
                            solve divides. The reference honours it too. */
+    int values_f32;     /* every value of the triangle (and of any new values
+                           given to the plan later) is exactly a float: a
+                           factor with ATA_PRECISION_MIXED. The backend may
+                           read float copies (the same numbers: a solve
+                           gives the same bits either way). Solve plans only. */
 } plan_desc;
 /* Policy, S, R, uplo, diag and traversal valid, the policy runs on ctx's backend. */
 ata_status plan_check_options(const ata_context *ctx, const ata_plan_options *o);

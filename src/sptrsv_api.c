@@ -66,7 +66,8 @@ static ata_status transposed_plan(ata_plan *p, ata_plan **out)
         ata_plan_options o = p->opt;
         o.uplo = o.uplo == ATA_LOWER ? ATA_UPPER : ATA_LOWER;
         o.traversal = o.traversal == ATA_PULL ? ATA_PUSH : ATA_PULL;
-        const plan_desc d = { .kind = PLAN_SPTRSV, .T = T, .own = PLAN_T_OWNED, .diag_inv = p->diag_inv };
+        const plan_desc d = { .kind = PLAN_SPTRSV, .T = T, .own = PLAN_T_OWNED, .diag_inv = p->diag_inv,
+                              .values_f32 = p->values_f32 };
         ATA_TRY(plan_create(p->ctx, &d, &o, &p->transposed));     /* owns T from here */
     }
     *out = p->transposed;

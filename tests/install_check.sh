@@ -19,17 +19,17 @@ echo "[ RUN      ] install_check (make install PREFIX=$prefix)"
 if ! make -s install BUILD="$build" PREFIX="$prefix" >"$prefix/install.log" 2>&1; then
   cat "$prefix/install.log"; fail "make install"; fi
 lib=$prefix/lib
-for f in lib/libata.a lib/libata.so lib/libata.so.1 lib/libata.so.1.0.0 include/ata.h bin/ata-bench lib/pkgconfig/ata.pc; do
+for f in lib/libata.a lib/libata.so lib/libata.so.2 lib/libata.so.2.0.0 include/ata.h bin/ata-bench lib/pkgconfig/ata.pc; do
   [ -e "$prefix/$f" ] || fail "$f not installed"
 done
 
 # --- exports, SONAME, no GPU runtime in the core
-soname=$(readelf -d "$lib/libata.so.1.0.0" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
-[ "$soname" = libata.so.1 ] || fail "SONAME is '$soname', expected libata.so.1"
+soname=$(readelf -d "$lib/libata.so.2.0.0" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+[ "$soname" = libata.so.2 ] || fail "SONAME is '$soname', expected libata.so.2"
 bad=$(nm -D --defined-only "$lib/libata.so" | awk '{print $3}' | grep -v '^ata_')
 [ -z "$bad" ] || fail "libata.so exports symbols without the ata_ prefix: $(echo $bad)"
 n_ata=$(nm -D --defined-only "$lib/libata.so" | grep -c ' ata_')
-for f in "$lib/libata.so.1.0.0" "$prefix/bin/ata-bench"; do
+for f in "$lib/libata.so.2.0.0" "$prefix/bin/ata-bench"; do
   if readelf -d "$f" | grep -E 'NEEDED.*(cuda|cusparse|amdhip|hipsparse)'; then fail "$f links a GPU runtime"; fi
 done
 modules=$(cd "$lib" && ls libata_*.so 2>/dev/null)
@@ -45,7 +45,7 @@ cflags=$(pkg-config --cflags ata) && libs=$(pkg-config --libs ata) && libdir=$(p
   && static_libs=$(pkg-config --variable=static_libs ata) || fail "pkg-config ata"
 if ! cc -std=c11 $cflags -o "$prefix/example" tests/example_sptrsv.c $libs -Wl,-rpath,"$libdir"; then
   fail "example does not build against the installed copy"; fi
-readelf -d "$prefix/example" | grep -q 'NEEDED.*libata.so.1' || fail "example does not record libata.so.1"
+readelf -d "$prefix/example" | grep -q 'NEEDED.*libata.so.2' || fail "example does not record libata.so.2"
 out=$(ATA_NO_GPU_WARN=1 "$prefix/example") || { echo "$out"; fail "example run"; }
 echo "$out"
 # x = L \ 1 for the 2D Laplacian's lower triangle: x[0] = 1/4.

@@ -134,7 +134,7 @@ static const char *all_flags[] = {
     "--matrix", "--gen", "--policy", "--serial", "--backend", "--threads", "--S", "--R", "--traversal",
     "--uplo", "--diag", "--pc", "--reorder", "--rtol", "--maxit", "--monitor", "--reps", "--csv", "--json",
     "--plot", "--quiet", "--help", "--version", "--precond", "--shift", "--nrhs", "--no-floor", "--wide",
-    "--ksp", "--restart",
+    "--ksp", "--restart", "--precision",
 };
 
 static void test_help_lists_every_flag(void **state)
@@ -175,6 +175,7 @@ static void test_listed_flags_are_accepted(void **state)
         "sptrsv --nrhs 4", "pcg --no-floor", "pcg --wide", "pcg --ksp cg", "pcg --ksp bicgstab",
         "pcg --ksp bcgs", "pcg --ksp gmres", "pcg --ksp=GMRES", "pcg --restart 10",
         "write --gen lap2d:4 x.mtx", "write --matrix x.mtx y.mtx --quiet",
+        "pcg --precision double", "pcg --precision mixed", "pcg --precision both", "pcg --precision=MIXED",
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char args[256];
@@ -251,6 +252,13 @@ static void test_bad_values(void **state)
     expect_usage_error("pcg --restart 3x", "--restart");
     expect_usage_error("sptrsv --ksp gmres", "--ksp");     /* pcg only */
     expect_usage_error("ilu0 --restart 10", "--restart");
+    /* --precision: pcg only, three values */
+    static const char *prec_words[] = { "--precision", "single", "double", "mixed", "both" };
+    for (size_t k = 0; k < sizeof prec_words / sizeof prec_words[0]; k++)
+        expect_usage_error("pcg --precision single", prec_words[k]);
+    expect_usage_error("pcg --precision", "--precision");  /* missing value */
+    expect_usage_error("sptrsv --precision mixed", "--precision");
+    expect_usage_error("ilu0 --precision both", "--precision");
     /* write: one input, one output file, plain text, no report flags */
     expect_usage_error("write --gen lap2d:4", "output file");
     expect_usage_error("write --gen lap2d:4,lap2d:5 x.mtx", "one input");
@@ -690,9 +698,9 @@ static void test_pcg_ksp(void **state)
         int nl = split_lines(csv, lines, 8);
         if (nl != 5) fail_msg("ata-bench %s: %d CSV lines, expected 5 (exit %d, stderr %s)", args, nl, r.rc, r.err);
         /* the new columns come after every existing one (then the plans' choices) */
-        const char *tail = strstr(lines[0], ",message,ksp,restart,choice,choice_U");
-        if (!tail || tail[strlen(",message,ksp,restart,choice,choice_U")])
-            fail_msg("CSV header does not end in message,ksp,restart,choice,choice_U: %s", lines[0]);
+        const char *tail = strstr(lines[0], ",message,ksp,restart,choice,choice_U,precision");
+        if (!tail || tail[strlen(",message,ksp,restart,choice,choice_U,precision")])
+            fail_msg("CSV header does not end in message,ksp,restart,choice,choice_U,precision: %s", lines[0]);
         for (int row = 1; row < nl; row++) {     /* no comma inside a choice: the last two fields split plainly */
             char ch[600];
             csv_field(lines[0], lines[row], "choice", ch, sizeof ch);
@@ -800,6 +808,87 @@ static int longest_line(const char *text)
         if (*p) p++;
     }
     return best;
+}
+
+/* --precision both: every policy once per precision, in that order, the
+ * table's rows and the CSV's and JSON's records saying which; the
+ * precision column last in the CSV; mixed converges in about double's
+ * iterations and its CPU plans count 4 bytes a value; the title says the
+ * repetitions are interleaved. A mixed run of a preconditioner other than
+ * ILU0 fails as unsupported, naming it. */
+static void test_pcg_precision(void **state)
+{
+    (void)state;
+    char args[1400];
+    snprintf(args, sizeof args, "pcg --gen lap2d:20,circuit:300 --policy serial,ca --precision both --backend cpu "
+             "--threads 2 --no-floor --reps 2 --csv '%s' --json '%s'", tmp_path("prec.csv"), tmp_path("prec.json"));
+    run_result r = run(args);
+    if (r.rc != 0) fail_msg("ata-bench %s: exit %d, stderr: %s", args, r.rc, r.err);
+    if (longest_line(r.out) > 100) fail_msg("a line of %d columns (limit 100):\n%s", longest_line(r.out), r.out);
+    assert_non_null(strstr(r.out, "factors double and mixed (repetitions interleaved)"));
+    char line[512];
+    if (!line_starting(r.out, "  policy    prec ", line, sizeof line)) fail_msg("no precision column:\n%s", r.out);
+    assert_non_null(line_starting(r.out, "  ca        double ", line, sizeof line));
+    assert_non_null(line_starting(r.out, "  ca        mixed ", line, sizeof line));
+    char *csv = slurp(tmp_path("prec.csv"));
+    char *lines[16];
+    const int nl = split_lines(csv, lines, 16);
+    if (nl != 9) fail_msg("%d CSV lines, expected 9 (2 matrices x 2 policies x 2 precisions, and a header)", nl);
+    const char *last = strrchr(lines[0], ',');
+    assert_non_null(last);
+    assert_string_equal(last, ",precision");
+    static const char *order[] = { "double", "mixed" };
+    for (int row = 1; row < nl; row += 2) {
+        char f[2][5][128];
+        static const char *names[] = { "matrix", "policy", "iterations", "status", "L_matrix_bytes" };
+        for (int q = 0; q < 2; q++) {
+            char prec[32];
+            csv_field(lines[0], lines[row + q], "precision", prec, sizeof prec);
+            if (strcmp(prec, order[q])) fail_msg("row %d: precision '%s', expected %s", row + q, prec, order[q]);
+            /* the last field too, for a reader that splits on commas */
+            assert_string_equal(strrchr(lines[row + q], ',') + 1, order[q]);
+            for (int k = 0; k < 5; k++) csv_field(lines[0], lines[row + q], names[k], f[q][k], sizeof f[q][k]);
+            assert_string_equal(f[q][3], "ok");
+        }
+        assert_string_equal(f[0][0], f[1][0]);
+        assert_string_equal(f[0][1], f[1][1]);
+        const int itd = atoi(f[0][2]), itm = atoi(f[1][2]);
+        printf("  %s %s: %d iterations in double, %d mixed\n", f[0][0], f[0][1], itd, itm);
+        assert_true(itd > 0 && itm <= itd + itd / 20 + 1);
+        if (!strcmp(f[0][1], "ca")) assert_true(atoll(f[1][4]) < atoll(f[0][4]));     /* floats: fewer bytes */
+    }
+    free(csv);
+    char *json = slurp(tmp_path("prec.json"));
+    assert_non_null(strstr(json, "\"precision\": \"both\""));
+    int nd = 0, nm = 0;
+    for (const char *p = json; (p = strstr(p, "\"precision\": \"double\"")); p++) nd++;
+    for (const char *p = json; (p = strstr(p, "\"precision\": \"mixed\"")); p++) nm++;
+    assert_int_equal(nd, 4);
+    assert_int_equal(nm, 4);
+    free(json);
+    run_free(&r);
+
+    /* one precision: no interleaving, the title names it */
+    r = run("pcg --gen lap2d:12 --policy ca --precision mixed --backend cpu --threads 2 --no-floor");
+    assert_int_equal(r.rc, 0);
+    assert_non_null(strstr(r.out, "factors mixed"));
+    assert_non_null(line_starting(r.out, "  ca        mixed ", line, sizeof line));
+    run_free(&r);
+    /* without the flag, no precision column (the summary as before) */
+    r = run("pcg --gen lap2d:12 --policy ca --backend cpu --threads 2 --no-floor");
+    assert_int_equal(r.rc, 0);
+    assert_null(strstr(r.out, "prec"));
+    run_free(&r);
+    /* mixed is for ILU0 */
+    r = run("pcg --gen lap2d:12 --policy ca --pc jacobi --precision both --backend cpu --threads 2 --no-floor");
+    assert_int_equal(r.rc, 1);
+    assert_non_null(line_starting(r.out, "  ca        mixed ", line, sizeof line));
+    assert_non_null(strstr(line, "unsupported"));
+    assert_non_null(line_starting(r.out, "  ca        double ", line, sizeof line));
+    assert_non_null(strstr(line, "ok"));
+    assert_non_null(strstr(r.err, "ca/mixed"));
+    assert_non_null(strstr(r.err, "jacobi"));
+    run_free(&r);
 }
 
 /* pcg's default output, the summary: every line within 100 columns, no
@@ -985,6 +1074,7 @@ int main(void)
         cmocka_unit_test(test_monitor_and_serial),
         cmocka_unit_test(test_sptrsv_ilu0_info_runs),
         cmocka_unit_test(test_pcg_ksp),
+        cmocka_unit_test(test_pcg_precision),
         cmocka_unit_test(test_failed_solve_is_reported),
         cmocka_unit_test(test_pcg_summary),
         cmocka_unit_test(test_progress_line),

@@ -187,7 +187,10 @@ static void note_bad_row(exec_job *J, int i)
  * profile's top cost). m, tracked and src are compile-time constants at
  * every call: the column loops unroll and the sums stay in registers
  * (measured: a run-time m kept them on the stack and cost more than the
- * matrix traffic saved). -1: abort. */
+ * matrix traffic saved). f32 (compile-time too): entries and the diagonal
+ * are read from the plan's float copy of T's values (cpu_plan.fval, a
+ * factor with ATA_PRECISION_MIXED: every value is exactly a float, so the
+ * sums are the same bits as from T->val, in half the bytes). -1: abort. */
 #define EXEC_MAX_COLS 16
 #define EXEC_GATHER_BLOCK 256
 enum { PULL_DIRECT, PULL_STAGED, PULL_INDEX };
@@ -201,11 +204,12 @@ static double *pull_xp(const exec_job *J)
 }
 
 static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, int k1, int toff, const int tracked,
-                                                            const int m, const int src)
+                                                            const int m, const int src, const int f32)
 {
     const ata_plan *p = J->p;
     const int *restrict Tp = p->T->rowptr, *restrict Tj = p->T->col, *restrict order = p->sched.order;
     const double *restrict Tx = p->T->val, *restrict b = J->b;
+    const float *restrict Tf = cpu_plan_of(p)->fval;
     double *xp = pull_xp(J);    /* not restrict: other workers write it */
     double *restrict x = J->x;  /* not used where it is xp (direct or index, m = 1) */
     const size_t ldb = (size_t)J->ldb, ldx = (size_t)J->ldx;
@@ -221,7 +225,10 @@ static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, 
         const int tr = src == PULL_INDEX ? order[k] : k + toff, r = src == PULL_STAGED ? tr : src == PULL_INDEX ? tr : k;
         int lo = Tp[tr], hi = Tp[tr + 1];
         double d = 1;
-        if (nonunit) d = lower ? Tx[--hi] : Tx[lo++];   /* diagonal last / first */
+        if (nonunit) {      /* diagonal last / first */
+            const int dq = lower ? --hi : lo++;
+            d = f32 ? (double)Tf[dq] : Tx[dq];
+        }
         if (src == PULL_STAGED) for (int c = 0; c < m; c++) s[c] = xp[(size_t)r * m + c];
         else for (int c = 0; c < m; c++) s[c] = b[r + c * ldb];
         for (int q = lo; q < hi; q++) {
@@ -229,7 +236,7 @@ static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, 
             if (tracked && atomic_load_explicit(&done[j], memory_order_acquire) != epoch &&
                 wait_u32(J, &done[j], epoch, order[k], src == PULL_STAGED ? order[j] : j))
                 return -1;
-            const double t = Tx[q], *xj = xp + (size_t)j * m;
+            const double t = f32 ? (double)Tf[q] : Tx[q], *xj = xp + (size_t)j * m;
             for (int c = 0; c < m; c++) s[c] -= t * xj[c];
         }
         if (nonunit)
@@ -252,26 +259,36 @@ static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, 
 }
 
 static inline __attribute__((always_inline)) int pull_cols(exec_job *J, int k0, int k1, int toff, int tracked,
-                                                            const int m)
+                                                            const int m, const int f32)
 {
     if (cpu_plan_of(J->p)->order_identity)
-        return tracked ? pull_rows(J, k0, k1, toff, 1, m, PULL_DIRECT) : pull_rows(J, k0, k1, toff, 0, m, PULL_DIRECT);
+        return tracked ? pull_rows(J, k0, k1, toff, 1, m, PULL_DIRECT, f32)
+                       : pull_rows(J, k0, k1, toff, 0, m, PULL_DIRECT, f32);
     if (cpu_plan_of(J->p)->by_row)
-        return tracked ? pull_rows(J, k0, k1, toff, 1, m, PULL_INDEX) : pull_rows(J, k0, k1, toff, 0, m, PULL_INDEX);
-    return tracked ? pull_rows(J, k0, k1, toff, 1, m, PULL_STAGED) : pull_rows(J, k0, k1, toff, 0, m, PULL_STAGED);
+        return tracked ? pull_rows(J, k0, k1, toff, 1, m, PULL_INDEX, f32)
+                       : pull_rows(J, k0, k1, toff, 0, m, PULL_INDEX, f32);
+    return tracked ? pull_rows(J, k0, k1, toff, 1, m, PULL_STAGED, f32)
+                   : pull_rows(J, k0, k1, toff, 0, m, PULL_STAGED, f32);
+}
+
+static inline __attribute__((always_inline)) int pull_width(exec_job *J, int k0, int k1, int toff, int tracked,
+                                                             const int f32)
+{
+    switch (J->nrhs) {
+    case 1: return pull_cols(J, k0, k1, toff, tracked, 1, f32);
+    case 2: return pull_cols(J, k0, k1, toff, tracked, 2, f32);
+    case 4: return pull_cols(J, k0, k1, toff, tracked, 4, f32);
+    case 8: return pull_cols(J, k0, k1, toff, tracked, 8, f32);
+    default: return pull_cols(J, k0, k1, toff, tracked, 16, f32);  /* cpu_exec_sptrsv_multi's blocks only */
+    }
 }
 
 /* toff: row k of the stored T is k + toff (cpu_plan.tbase: a segmented
  * plan keeps T in the order its workers run it), except by row (INDEX). */
 static int pull_block(exec_job *J, int k0, int k1, int toff, int tracked)
 {
-    switch (J->nrhs) {
-    case 1: return pull_cols(J, k0, k1, toff, tracked, 1);
-    case 2: return pull_cols(J, k0, k1, toff, tracked, 2);
-    case 4: return pull_cols(J, k0, k1, toff, tracked, 4);
-    case 8: return pull_cols(J, k0, k1, toff, tracked, 8);
-    default: return pull_cols(J, k0, k1, toff, tracked, 16);  /* cpu_exec_sptrsv_multi's blocks only */
-    }
+    if (cpu_plan_of(J->p)->fval) return pull_width(J, k0, k1, toff, tracked, 1);
+    return pull_width(J, k0, k1, toff, tracked, 0);
 }
 
 /* Gather and scatter run in index order (position pos[i] of row i): B is
@@ -339,6 +356,7 @@ static int run_push_col(exec_job *J, int k, int j, int tracked)
     const ata_plan *p = J->p;
     const int *Cp = p->T->rowptr, *Ci = p->T->col;
     const double *Cx = p->T->val;
+    const float *Cf = cpu_plan_of(p)->fval;     /* the same values as floats (pull_rows' f32) */
     double *xp = cpu_plan_of(p)->xp;
     atomic_int *pending = (atomic_int *)p->pending;
     int lo = Cp[k], hi = Cp[k + 1], dpos = -1;
@@ -348,11 +366,14 @@ static int run_push_col(exec_job *J, int k, int j, int tracked)
     }
     if (tracked && wait_u32(J, (atomic_uint *)&pending[k], 0, j, -1)) return -1;
     double xj = xp[k];
-    if (dpos >= 0) xj = p->diag_inv ? xj * Cx[dpos] : xj / Cx[dpos];
+    if (dpos >= 0) {
+        const double d = Cf ? (double)Cf[dpos] : Cx[dpos];
+        xj = p->diag_inv ? xj * d : xj / d;
+    }
     J->x[j] = xj;
     if (!isfinite(xj)) note_bad_row(J, j);
     for (int q = lo; q < hi; q++) {
-        atomic_sub_double(&xp[Ci[q]], Cx[q] * xj);
+        atomic_sub_double(&xp[Ci[q]], (Cf ? (double)Cf[q] : Cx[q]) * xj);
         atomic_fetch_sub_explicit(&pending[Ci[q]], 1, memory_order_release);
     }
     return 0;
@@ -858,17 +879,47 @@ ata_status cpu_exec_check_schedule(const ata_plan *p, int nt)
     return st;
 }
 
+/* T's values as floats (cpu_plan.fval), in T's final layout: one array
+ * parallel to T->val, whatever the layout made of T. */
+static void fill_fval(const ata_plan *p)
+{
+    const ata_csr *T = p->T;
+    float *restrict f = cpu_plan_of(p)->fval;
+    for (int q = 0; q < T->nnz; q++) f[q] = (float)T->val[q];
+}
+
+/* A plan on values that are floats (plan_desc.values_f32) reads a float copy
+ * of them, made once its layout is final. Bytes: the solve reads the
+ * floats (matrix_bytes: 4 a value instead of 8); a double copy of T that the
+ * plan owns stays, for new values and transposed solves, read by no solve
+ * (plan_bytes); a borrowed T is the factor's. */
+static ata_status layout_f32(ata_plan *p)
+{
+    if (!p->values_f32 || p->kind != PLAN_SPTRSV) return ATA_OK;
+    cpu_plan *cp = cpu_plan_of(p);
+    const size_t nnz = (size_t)p->T->nnz;
+    if (!(cp->fval = mem_alloc((nnz + 1) * sizeof *cp->fval)))
+        return ata_fail(ATA_ERR_NOMEM, "plan: out of memory for %zu float values", nnz);
+    fill_fval(p);
+    p->info.matrix_bytes -= (sizeof(double) - sizeof(float)) * nnz;
+    if (p->T_borrowed == PLAN_T_OWNED) p->info.plan_bytes += sizeof(double) * nnz;
+    const size_t len = strlen(p->choice);
+    snprintf(p->choice + len, sizeof p->choice - len, "; values read as float (precision mixed)");
+    return ATA_OK;
+}
+
 ata_status cpu_exec_layout(ata_plan *p)
 {
     exec_choose_threads(p);
     ATA_TRY(layout_positions(p));
-    return layout_segments(p);
+    ATA_TRY(layout_segments(p));
+    return layout_f32(p);
 }
 
 /* New values on a laid-out plan: row k of T is row order[k] of the matrix
  * the plan was analysed from, entries in the same order, so the source row
  * of each position is found from the row lengths alone. */
-ata_status cpu_exec_set_values(ata_plan *p, const double *val)
+static ata_status set_values(ata_plan *p, const double *val)
 {
     ata_csr *T = p->T;
     const cpu_plan *cp = cpu_plan_of(p);
@@ -896,6 +947,15 @@ ata_status cpu_exec_set_values(ata_plan *p, const double *val)
     }
     free(start);
     free(srow);
+    return ATA_OK;
+}
+
+/* (A plan that reads its factor's triangle in place gets val == T->val
+ * after each refactorisation: then only its float copy is refreshed.) */
+ata_status cpu_exec_set_values(ata_plan *p, const double *val)
+{
+    ATA_TRY(set_values(p, val));
+    if (cpu_plan_of(p)->fval) fill_fval(p);
     return ATA_OK;
 }
 
@@ -986,6 +1046,7 @@ void cpu_exec_release(ata_plan *p)
     cpu_sched_free(&cp->segs);
     free(cp->tbase);
     free(cp->seg_order);
+    free(cp->fval);
     free(cp);
     p->dev = NULL;
 }

@@ -30,6 +30,12 @@ typedef struct cpu_plan {
     int tune_done;          /* solves timed so far */
     int one_worker;         /* decided: the calling thread alone */
     double tune_s[2][8];    /* [0] all workers, [1] one */
+    /* ata_plan.values_f32 (a factor's plans, ATA_PRECISION_MIXED): T's
+     * values as floats, fval[q] = T->val[q] in T's final layout (the
+     * factor's own triangle where the plan borrows it, else the plan's
+     * copy, staged or in worker order); pull and push read these instead
+     * of T->val. Refreshed by cpu_exec_set_values. NULL: doubles. */
+    float *fval;
 } cpu_plan;
 #define CPU_TUNE_SOLVES (ATA_AUTO_TUNE_SOLVES / 2)
 

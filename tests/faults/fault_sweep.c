@@ -258,7 +258,7 @@ done:
 /* Factor setup, solve, new values (an update a fault makes fail must leave
  * the handle refusing or on its old factors), solves of one, three and
  * transposed columns. */
-static ata_status factor_run(int runtime, ata_precond type, uint64_t *h)
+static ata_status factor_run(int runtime, ata_precond type, ata_precision prec, uint64_t *h)
 {
     ata_csr *A = matrix("lap2d:8x7");
     const int n = A->nrows;
@@ -266,6 +266,7 @@ static ata_status factor_run(int runtime, ata_precond type, uint64_t *h)
     ata_factor_options fo = ata_factor_defaults();
     fo.type = type;
     fo.plan.S = 4;
+    fo.precision = prec;        /* mixed: the plans' float copies, made and refreshed */
     ata_factor *F = NULL;
     double b[3 * 56], x[3 * 56], *v = __real_malloc(A->nnz * sizeof *v);
     fill(b, 3 * n, 1.0);
@@ -300,12 +301,13 @@ done:
     free(v);
     return st;
 }
-static ata_status sc_factor_ilu0(uint64_t *h) { return factor_run(1, ATA_PC_ILU0, h); }
-static ata_status sc_factor_ic0(uint64_t *h) { return factor_run(1, ATA_PC_IC0, h); }
-static ata_status sc_factor_jacobi(uint64_t *h) { return factor_run(1, ATA_PC_JACOBI, h); }
-static ata_status sc_factor_ref(uint64_t *h) { return factor_run(0, ATA_PC_ILU0, h); }
+static ata_status sc_factor_ilu0(uint64_t *h) { return factor_run(1, ATA_PC_ILU0, ATA_PRECISION_DOUBLE, h); }
+static ata_status sc_factor_ic0(uint64_t *h) { return factor_run(1, ATA_PC_IC0, ATA_PRECISION_DOUBLE, h); }
+static ata_status sc_factor_jacobi(uint64_t *h) { return factor_run(1, ATA_PC_JACOBI, ATA_PRECISION_DOUBLE, h); }
+static ata_status sc_factor_ref(uint64_t *h) { return factor_run(0, ATA_PC_ILU0, ATA_PRECISION_DOUBLE, h); }
+static ata_status sc_factor_mixed(uint64_t *h) { return factor_run(1, ATA_PC_ILU0, ATA_PRECISION_MIXED, h); }
 
-static ata_status pcg_run(int runtime, ata_reorder ro, ata_ksp method, uint64_t *h)
+static ata_status pcg_run(int runtime, ata_reorder ro, ata_ksp method, ata_precision prec, uint64_t *h)
 {
     ata_csr *A = matrix("lap2d:10x9");
     const int n = A->nrows;
@@ -316,6 +318,7 @@ static ata_status pcg_run(int runtime, ata_reorder ro, ata_ksp method, uint64_t 
     o.restart = 5;
     o.plan.S = 4;
     o.keep_history = 1;
+    o.precision = prec;     /* mixed: float copies beside the factors the plans borrow */
     ata_pcg_solver *s = NULL;
     ata_pcg_result res;
     memset(&res, 0, sizeof res);
@@ -346,11 +349,12 @@ done:
     free(v);
     return st;
 }
-static ata_status sc_pcg(uint64_t *h) { return pcg_run(1, ATA_REORDER_NONE, ATA_KSP_CG, h); }
-static ata_status sc_pcg_rcm(uint64_t *h) { return pcg_run(1, ATA_REORDER_RCM, ATA_KSP_CG, h); }
-static ata_status sc_pcg_ref(uint64_t *h) { return pcg_run(0, ATA_REORDER_ND, ATA_KSP_CG, h); }
-static ata_status sc_bicgstab(uint64_t *h) { return pcg_run(1, ATA_REORDER_NONE, ATA_KSP_BICGSTAB, h); }
-static ata_status sc_gmres(uint64_t *h) { return pcg_run(1, ATA_REORDER_NONE, ATA_KSP_GMRES, h); }
+static ata_status sc_pcg(uint64_t *h) { return pcg_run(1, ATA_REORDER_NONE, ATA_KSP_CG, ATA_PRECISION_DOUBLE, h); }
+static ata_status sc_pcg_rcm(uint64_t *h) { return pcg_run(1, ATA_REORDER_RCM, ATA_KSP_CG, ATA_PRECISION_DOUBLE, h); }
+static ata_status sc_pcg_ref(uint64_t *h) { return pcg_run(0, ATA_REORDER_ND, ATA_KSP_CG, ATA_PRECISION_DOUBLE, h); }
+static ata_status sc_bicgstab(uint64_t *h) { return pcg_run(1, ATA_REORDER_NONE, ATA_KSP_BICGSTAB, ATA_PRECISION_DOUBLE, h); }
+static ata_status sc_gmres(uint64_t *h) { return pcg_run(1, ATA_REORDER_NONE, ATA_KSP_GMRES, ATA_PRECISION_DOUBLE, h); }
+static ata_status sc_pcg_mixed(uint64_t *h) { return pcg_run(1, ATA_REORDER_NONE, ATA_KSP_CG, ATA_PRECISION_MIXED, h); }
 
 static const scenario scenarios[] = {
     { "read_mtx", sc_read_mtx, 0 }, { "read_mtx_gz", sc_read_gz, 0 }, { "read_tar_gz", sc_read_tar, 0 },
@@ -360,6 +364,7 @@ static const scenario scenarios[] = {
     { "factor_ilu0", sc_factor_ilu0, 1 }, { "factor_ic0", sc_factor_ic0, 1 }, { "factor_jacobi", sc_factor_jacobi, 1 },
     { "factor_reference", sc_factor_ref, 0 }, { "pcg", sc_pcg, 1 }, { "pcg_rcm", sc_pcg_rcm, 1 },
     { "pcg_reference", sc_pcg_ref, 0 }, { "bicgstab", sc_bicgstab, 1 }, { "gmres", sc_gmres, 1 },
+    { "factor_ilu0_mixed", sc_factor_mixed, 1 }, { "pcg_mixed", sc_pcg_mixed, 1 },
 };
 
 /* ---- inputs for the readers ------------------------------------------------ */
