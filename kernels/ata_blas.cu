@@ -20,10 +20,17 @@ k_spmv(int n, const int *__restrict__ ptr, const int *__restrict__ idx,
     for (long long r0 = warp * NG; r0 < n; r0 += stride) {     /* warp-uniform */
         const long long i = r0 + lane / G;
         double s = 0.0;
-        if (i < n)
-            for (int q = ptr[i] + lig; q < ptr[i + 1]; q += G) s += val[q] * x[idx[q]];
+        if (i < n) {
+            const int lo = ata_ldg(&ptr[i]), hi = ata_ldg(&ptr[i + 1]);
+            ata_dep();
+            for (int q = lo + lig; q < hi; q += G) {
+                const int j = ata_ldg(&idx[q]);
+                ata_dep();
+                s += ata_ldg(&val[q]) * ata_ldg(&x[j]);
+            }
+        }
         for (int off = G / 2; off > 0; off /= 2) s += ata_shfl_xor(s, off, G);
-        if (i < n && lig == 0) y[i] = s;
+        if (i < n && lig == 0) ata_st(&y[i], s);
     }
 }
 
@@ -36,14 +43,14 @@ k_dot_partial(long long n, const double *__restrict__ x, const double *__restric
     double s = 0.0;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x)
-        s += x[i] * y[i];
+        s += ata_ldg(&x[i]) * ata_ldg(&y[i]);
     sh[threadIdx.x] = s;
     __syncthreads();
     for (int h = ATA_GPU_BLOCK / 2; h > 0; h /= 2) {
         if ((int)threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h];
         __syncthreads();
     }
-    if (threadIdx.x == 0) partial[blockIdx.x] = sh[0];
+    if (threadIdx.x == 0) ata_st(&partial[blockIdx.x], sh[0]);
 }
 
 __global__ void __launch_bounds__(ATA_GPU_BLOCK)
@@ -51,14 +58,14 @@ k_dot_final(int m, const double *__restrict__ partial, double *__restrict__ out)
 {
     __shared__ double sh[ATA_GPU_BLOCK];
     double s = 0.0;
-    for (int i = (int)threadIdx.x; i < m; i += ATA_GPU_BLOCK) s += partial[i];
+    for (int i = (int)threadIdx.x; i < m; i += ATA_GPU_BLOCK) s += ata_ld(&partial[i]);
     sh[threadIdx.x] = s;
     __syncthreads();
     for (int h = ATA_GPU_BLOCK / 2; h > 0; h /= 2) {
         if ((int)threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h];
         __syncthreads();
     }
-    if (threadIdx.x == 0) *out = sh[0];
+    if (threadIdx.x == 0) ata_st(out, sh[0]);
 }
 
 __global__ void __launch_bounds__(ATA_GPU_BLOCK)
@@ -66,14 +73,14 @@ k_axpby(long long n, double a, const double *__restrict__ x, double b, double *_
 {
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x)
-        y[i] = b == 0.0 ? a * x[i] : a * x[i] + b * y[i];   /* BLAS: b = 0 does not read y */
+        ata_st(&y[i], b == 0.0 ? a * ata_ldg(&x[i]) : a * ata_ldg(&x[i]) + b * ata_ld(&y[i]));   /* BLAS: b = 0 does not read y */
 }
 
 __global__ void __launch_bounds__(ATA_GPU_BLOCK) k_fill(long long n, double c, double *__restrict__ v)
 {
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x)
-        v[i] = c;
+        ata_st(&v[i], c);
 }
 
 static unsigned grid_for(long long n, int cap)

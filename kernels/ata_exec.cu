@@ -127,7 +127,7 @@ __device__ __forceinline__ void publish_flag(const ata_gpu_args &a, bool mine, i
         ata_fence_acq_rel();
         ata_st_relaxed(&a.done[i], epoch);
     } else {
-        a.done[i] = epoch;
+        ata_st(&a.done[i], epoch);
     }
 }
 
@@ -141,33 +141,35 @@ __device__ __forceinline__ int pull_window(const ata_gpu_args &a, int p0, int cn
     int i = 0, lo = 0, hi = 0, dpos = -1;
     double s = 0.0;
     if (has) {
-        i = a.order[p0 + w.g];
-        lo = a.ptr[i];
-        hi = a.ptr[i + 1];
+        i = ata_ldg(&a.order[p0 + w.g]);
+        ata_dep();
+        lo = ata_ldg(&a.ptr[i]);
+        hi = ata_ldg(&a.ptr[i + 1]);
         if (a.nonunit) {
             if (a.lower) dpos = --hi;   /* diagonal last in a lower row */
             else dpos = lo++;           /* first in an upper row */
         }
-        s = a.b[i];
+        s = ata_ldg(&a.b[i]);
     }
+    ata_dep();
     int base = lo;
     bool fin = !has;
     int q = base + w.lig;
     bool inr = has && q < hi;
-    int j = inr ? a.idx[q] : 0;
-    double v = inr ? a.val[q] : 0.0;
+    int j = inr ? ata_ldg(&a.idx[q]) : 0;
+    double v = inr ? ata_ldg(&a.val[q]) : 0.0;
     bool rdy = !inr;
     double prod = 0.0;
-    if (!TRACKED && inr) { prod = ATA_DMUL(v, a.x[j]); rdy = true; }
+    if (!TRACKED && inr) { ata_dep(); prod = ATA_DMUL(v, ata_ld(&a.x[j])); rdy = true; }
     for (;;) {
         if (!ata_any(!fin)) return 0;
         int prog = 0;
         if (TRACKED && !rdy) {
             /* !rdy implies inr: this lane's predecessor j. Poll relaxed; once
              * seen, one acquire pairs with the release of j's producer. */
-            if (ata_ld_relaxed(&a.done[j]) == epoch) {
+            if (ata_poll_flag(&a.done[j], epoch)) {
                 (void)ata_ld_acquire(&a.done[j]);
-                prod = ATA_DMUL(v, a.x[j]);
+                prod = ATA_DMUL(v, ata_ld(&a.x[j]));
                 rdy = true;
                 prog = 1;
             }
@@ -185,18 +187,18 @@ __device__ __forceinline__ int pull_window(const ata_gpu_args &a, int p0, int cn
             base += w.G;
             if (base >= hi) {
                 if (w.lig == 0) {
-                    a.x[i] = dpos >= 0 ? s / a.val[dpos] : s;
+                    ata_st(&a.x[i], dpos >= 0 ? s / ata_ldg(&a.val[dpos]) : s);
                     publish = true;
                 }
                 fin = true;
             } else {
                 q = base + w.lig;
                 inr = q < hi;
-                j = inr ? a.idx[q] : 0;
-                v = inr ? a.val[q] : 0.0;
+                j = inr ? ata_ldg(&a.idx[q]) : 0;
+                v = inr ? ata_ldg(&a.val[q]) : 0.0;
                 rdy = !inr;
                 prod = 0.0;
-                if (!TRACKED && inr) { prod = ATA_DMUL(v, a.x[j]); rdy = true; }
+                if (!TRACKED && inr) { ata_dep(); prod = ATA_DMUL(v, ata_ld(&a.x[j])); rdy = true; }
             }
             prog = 1;
         }
@@ -213,9 +215,10 @@ __device__ __forceinline__ int push_window(const ata_gpu_args &a, int p0, int cn
     const bool has = w.g < cnt;
     int j = 0, lo = 0, hi = 0, dpos = -1;
     if (has) {
-        j = a.order[p0 + w.g];
-        lo = a.ptr[j];
-        hi = a.ptr[j + 1];
+        j = ata_ldg(&a.order[p0 + w.g]);
+        ata_dep();
+        lo = ata_ldg(&a.ptr[j]);
+        hi = ata_ldg(&a.ptr[j + 1]);
         if (a.nonunit) {
             if (a.lower) dpos = lo++;   /* diagonal first in a lower column */
             else dpos = --hi;           /* last in an upper one */
@@ -227,7 +230,7 @@ __device__ __forceinline__ int push_window(const ata_gpu_args &a, int p0, int cn
         int rdy = 0;
         if (!fin && w.lig == 0) {
             /* Poll relaxed; acquire once when the counter reaches 0. */
-            rdy = TRACKED ? ata_ld_relaxed_s32(&a.pending[j]) == 0 : 1;
+            rdy = TRACKED ? ata_poll_zero_s32(&a.pending[j]) : 1;
             if (TRACKED && rdy) (void)ata_ld_acquire_s32(&a.pending[j]);
         }
         const int grdy = ata_shfl(rdy, 0, w.G);
@@ -236,21 +239,23 @@ __device__ __forceinline__ int push_window(const ata_gpu_args &a, int p0, int cn
          * decrement, and the decrements (RMWs) form one release sequence. */
         double xl = 0.0;
         if (!fin && grdy && w.lig == 0) {
-            xl = a.x[j];
-            if (dpos >= 0) xl = xl / a.val[dpos];
-            a.x[j] = xl;
+            xl = ata_ld(&a.x[j]);
+            if (dpos >= 0) xl = xl / ata_ldg(&a.val[dpos]);
+            ata_st(&a.x[j], xl);
         }
         const double xj = ata_shfl(xl, 0, w.G);
         const int prog = !fin && grdy;
         if (prog) {
-            for (int q = lo + w.lig; q < hi; q += w.G)
-                ata_atomic_add_f64(&a.x[a.idx[q]], -ATA_DMUL(a.val[q], xj));
+            for (int q = lo + w.lig; q < hi; q += w.G) {
+                const int r = ata_ldg(&a.idx[q]);
+                ata_atomic_add_f64(&a.x[r], -ATA_DMUL(ata_ldg(&a.val[q]), xj));
+            }
             /* Release: this lane's x updates before its decrements; the
              * progressing lanes execute it together, one fence per warp
              * round. Untracked launches need none: their successors run in
              * later kernels. */
             if (TRACKED) ata_fence_acq_rel();
-            for (int q = lo + w.lig; q < hi; q += w.G) ata_red_add_relaxed(&a.pending[a.idx[q]], -1);
+            for (int q = lo + w.lig; q < hi; q += w.G) ata_red_add_relaxed(&a.pending[ata_ldg(&a.idx[q])], -1);
             fin = true;
         }
         if (TRACKED && guard_round(sg, prog, !fin, j, -1, a, w)) return 1;
@@ -263,7 +268,8 @@ __device__ __forceinline__ int find_col(const int *idx, int lo, int hi, int c)
 {
     while (lo < hi) {
         const int mid = (lo + hi) >> 1;
-        const int v = idx[mid];
+        const int v = ata_ldg(&idx[mid]);
+        ata_dep();                          /* the next probe depends on it */
         if (v == c) return mid;
         if (v < c) lo = mid + 1;
         else hi = mid;
@@ -278,12 +284,13 @@ __device__ __forceinline__ void ilu0_row_group(const ata_gpu_args &a, int lo, in
 {
     double *Ax = a.val;
     for (int p = lo; p < di; p++) {
-        const int k = a.idx[p];
-        const int dk = a.diag[k], ek = a.ptr[k + 1];
+        const int k = ata_ldg(&a.idx[p]);
+        ata_dep();
+        const int dk = ata_ldg(&a.diag[k]), ek = ata_ldg(&a.ptr[k + 1]);
         ata_group_sync(gm);                 /* the previous k's updates of row i are in */
-        const double lik = Ax[p] / Ax[dk];
+        const double lik = ata_ld(&Ax[p]) / ata_ld(&Ax[dk]);
         ata_group_sync(gm);                 /* all lanes read Ax[p] before it changes */
-        if (w.lig == 0) Ax[p] = lik;
+        if (w.lig == 0) ata_st(&Ax[p], lik);
         if ((long long)(hi - p - 1) * 16 < ek - dk - 1) {
             /* Row k is much longer than the rest of row i (a dense early
              * row): look row i's columns up in row k instead, so the row
@@ -291,13 +298,13 @@ __device__ __forceinline__ void ilu0_row_group(const ata_gpu_args &a, int lo, in
              * same). Each a_ij still gets l_ik * u_kj subtracted once, by one
              * lane: bitwise the other branch. */
             for (int wq = p + 1 + w.lig; wq < hi; wq += w.G) {
-                const int q = find_col(a.idx, dk + 1, ek, a.idx[wq]);
-                if (q >= 0) Ax[wq] = Ax[wq] - ATA_DMUL(lik, Ax[q]);
+                const int q = find_col(a.idx, dk + 1, ek, ata_ldg(&a.idx[wq]));
+                if (q >= 0) ata_st(&Ax[wq], ata_ld(&Ax[wq]) - ATA_DMUL(lik, ata_ld(&Ax[q])));
             }
         } else {
             for (int q = dk + 1 + w.lig; q < ek; q += w.G) {
-                const int wpos = find_col(a.idx, p + 1, hi, a.idx[q]);
-                if (wpos >= 0) Ax[wpos] = Ax[wpos] - ATA_DMUL(lik, Ax[q]);
+                const int wpos = find_col(a.idx, p + 1, hi, ata_ldg(&a.idx[q]));
+                if (wpos >= 0) ata_st(&Ax[wpos], ata_ld(&Ax[wpos]) - ATA_DMUL(lik, ata_ld(&Ax[q])));
             }
         }
     }
@@ -311,11 +318,13 @@ __device__ __forceinline__ int ilu0_window(const ata_gpu_args &a, int p0, int cn
     const bool has = w.g < cnt;
     int i = 0, lo = 0, hi = 0, di = 0;
     if (has) {
-        i = a.order[p0 + w.g];
-        lo = a.ptr[i];
-        hi = a.ptr[i + 1];
-        di = a.diag[i];
+        i = ata_ldg(&a.order[p0 + w.g]);
+        ata_dep();
+        lo = ata_ldg(&a.ptr[i]);
+        hi = ata_ldg(&a.ptr[i + 1]);
+        di = ata_ldg(&a.diag[i]);
     }
+    ata_dep();
     const ata_lanemask gm = ata_group_mask(w.lane, w.G);
     /* Wait phase over the row's predecessors (positions lo .. di-1), G at a
      * time; untracked rows skip it. */
@@ -323,11 +332,11 @@ __device__ __forceinline__ int ilu0_window(const ata_gpu_args &a, int p0, int cn
     bool fin = !has;
     int q = base + w.lig;
     bool rdy = !(TRACKED && has && q < di);
-    int k = rdy ? 0 : a.idx[q];
+    int k = rdy ? 0 : ata_ldg(&a.idx[q]);
     for (;;) {
         if (!ata_any(!fin)) return 0;
         int prog = 0;
-        if (TRACKED && !rdy && ata_ld_relaxed(&a.done[k]) == epoch) {
+        if (TRACKED && !rdy && ata_poll_flag(&a.done[k], epoch)) {
             (void)ata_ld_acquire(&a.done[k]);   /* once, when seen */
             rdy = true;
             prog = 1;
@@ -340,7 +349,7 @@ __device__ __forceinline__ int ilu0_window(const ata_gpu_args &a, int p0, int cn
             else {
                 q = base + w.lig;
                 rdy = !(q < di);
-                k = rdy ? 0 : a.idx[q];
+                k = rdy ? 0 : ata_ldg(&a.idx[q]);
             }
             prog = 1;
         }
@@ -351,7 +360,7 @@ __device__ __forceinline__ int ilu0_window(const ata_gpu_args &a, int p0, int cn
             if (TRACKED) ata_group_sync(gm);
             ilu0_row_group(a, lo, di, hi, w, gm);   /* ends with a group sync */
             if (w.lig == 0) {
-                const double u = a.val[di];
+                const double u = ata_ld(&a.val[di]);
                 if (!(u != 0 && u - u == 0)) atomicMin(&a.state->pivot_row, i);
                 publish = true;     /* the leader releases the group's writes */
             }
@@ -382,7 +391,7 @@ __global__ void ATA_BOUNDS(ATA_GPU_BLOCK) k_exec(const ATA_GRID_CONST ata_gpu_ar
     w.lig = w.lane % w.G;
     w.NG = ATA_WARP / w.G;
     const int warp = (int)(threadIdx.x / ATA_WARP);
-    const uint32_t epoch = MODE == ATA_GPU_PUSH ? 0u : a.state->epoch; /* set by the begin kernel */
+    const uint32_t epoch = MODE == ATA_GPU_PUSH ? 0u : ata_ld(&a.state->epoch); /* set by the begin kernel */
     const int nrows = L.pos_hi - L.pos_lo;
     spin_guard sg;
     sg.idle = 0;
@@ -391,7 +400,7 @@ __global__ void ATA_BOUNDS(ATA_GPU_BLOCK) k_exec(const ATA_GRID_CONST ata_gpu_ar
     if (TRACKED) {
         for (;;) {
             int start = 0;
-            if (w.lane == 0) start = (int)atomicAdd(&a.counters[L.counter], (unsigned)L.chunk);
+            if (w.lane == 0) start = (int)ata_claim(&a.counters[L.counter], (unsigned)L.chunk);
             start = ata_shfl_full(start, 0);
             if (start >= nrows || start < 0) return;
             const int end = min(start + L.chunk, nrows);
@@ -412,19 +421,19 @@ __global__ void __launch_bounds__(ATA_GPU_BLOCK) k_begin(ata_gpu_args a, int pus
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long stride = (long long)gridDim.x * blockDim.x;
     if (tid == 0) {
-        uint32_t e = a.state->epoch + 1;
-        a.state->epoch = e ? e : 1;     /* 0 is the value of a never-run row */
-        a.state->err = 0;
-        a.state->stuck_row = -1;
-        a.state->stuck_dep = -1;
-        a.state->pivot_row = a.n;
-        a.state->progress = 0;
+        uint32_t e = ata_ld(&a.state->epoch) + 1;
+        ata_st(&a.state->epoch, e ? e : 1u);    /* 0 is the value of a never-run row */
+        ata_st(&a.state->err, 0);
+        ata_st(&a.state->stuck_row, -1);
+        ata_st(&a.state->stuck_dep, -1);
+        ata_st(&a.state->pivot_row, a.n);
+        ata_st(&a.state->progress, 0);
     }
-    for (long long c = tid; c < a.ncounters; c += stride) a.counters[c] = 0;
+    for (long long c = tid; c < a.ncounters; c += stride) ata_st(&a.counters[c], 0u);
     if (push)
         for (long long i = tid; i < a.n; i += stride) {
-            a.pending[i] = a.indeg[i];
-            a.x[i] = a.b[i];
+            ata_st(&a.pending[i], ata_ldg(&a.indeg[i]));
+            ata_st(&a.x[i], ata_ldg(&a.b[i]));
         }
 }
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "backend_suite.h"
+#include "../kernels/emu/emu_counts.h"
 
 #if defined(ATA_HAVE_HIP)
 #define GPU_BACKEND ATA_BACKEND_HIP
@@ -285,6 +286,71 @@ static void test_device_pointers(void **state)
     ata_context_destroy(ctx);
 }
 
+/* One solve of plan p, counted by the emulated module. */
+static void counted_solve(ata_emu_counts_fn counts, ata_plan *p, tu_problem *pb, ata_emu_counts *c)
+{
+    memset(pb->x, 0xff, pb->n * sizeof *pb->x);
+    counts(NULL, 1);
+    TU_OK(ata_sptrsv(p, pb->b, pb->x));
+    counts(c, 1);
+    assert_memory_equal(pb->x, pb->xr, pb->n * sizeof *pb->x);
+}
+
+/* The emulated module counts its work (kernels/emu/emu_counts.h). levelset:
+ * one launch per level and the begin kernel, nothing waited on (no fence,
+ * acquire or atomic), every level at least two dependent round trips (the
+ * row's entries, then x of its predecessors), the matrix read at least
+ * once; a solve with host vectors synchronises (the copies and the state
+ * word). syncfree (today's flag wait): each row's flag acquired by its
+ * successors and released by one fence per warp round; launches: begin and
+ * one; claims and the progress count are atomics. A real GPU module has no
+ * counts: skipped. */
+static void test_emu_counts(void **state)
+{
+    (void)state;
+    BS_NEED(&gpu_backend);
+    ata_emu_counts_fn counts = ata_emu_counts_find();
+    if (!counts) {
+        printf("test_emu_counts: not the emulated module (no counts)\n");
+        skip();
+        return;
+    }
+    ata_context *ctx = make_ctx_env(NULL, "0");     /* launches, not graph nodes */
+    tu_problem pb;
+    tu_problem_make(&pb, "lap3d:8", 11);
+    ata_plan_options po = ata_plan_defaults();
+    po.policy = ATA_POLICY_LEVELSET;
+    ata_plan *p;
+    TU_OK(ata_sptrsv_plan_create(ctx, pb.A, &po, &p));
+    ata_plan_info in;
+    TU_OK(ata_plan_get_info(p, &in));
+    ata_emu_counts c;
+    counted_solve(counts, p, &pb, &c);
+    printf("levelset lap3d:8: %d levels, rtt %.1f, launches %lld, loads %lld (%lld bytes), host syncs %lld\n",
+           in.levels, c.rtt, c.launches, c.loads, c.load_bytes, c.host_syncs);
+    assert_int_equal(c.launches, in.levels + 1);
+    assert_int_equal(c.graph_nodes, 0);
+    assert_int_equal(c.fences_gpu + c.releases + c.acquires + c.atomics, 0);
+    assert_true(c.rtt >= 2.0 * in.levels);
+    const long long tri_nnz = (pb.A->nnz + pb.n) / 2;
+    assert_true(c.load_bytes >= 12 * (tri_nnz - pb.n));
+    assert_true(c.store_bytes >= 8LL * pb.n);
+    assert_true(c.host_syncs >= 1);
+    ata_plan_destroy(p);
+    po.policy = ATA_POLICY_SYNCFREE;
+    TU_OK(ata_sptrsv_plan_create(ctx, pb.A, &po, &p));
+    counted_solve(counts, p, &pb, &c);
+    printf("syncfree lap3d:8: rtt %.1f, launches %lld, fences %lld, releases %lld, acquires %lld, atomics %lld "
+           "(%lld addresses, hottest %lld)\n", c.rtt, c.launches, c.fences_gpu, c.releases, c.acquires, c.atomics,
+           c.atomic_addrs, c.atomics_hottest);
+    assert_int_equal(c.launches, 2);
+    assert_true(c.rtt >= in.levels);
+    assert_true(c.atomics > 0 && c.atomics_hottest > 1 && c.atomic_addrs < c.atomics);
+    ata_plan_destroy(p);
+    tu_problem_free(&pb);
+    ata_context_destroy(ctx);
+}
+
 int main(void)
 {
     const char *size = getenv("ATA_GPU_TEST_SIZE");
@@ -299,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_epoch_wrap),
         cmocka_unit_test(test_large),
         cmocka_unit_test(test_device_pointers),
+        cmocka_unit_test(test_emu_counts),
     };
 #if defined(ATA_HAVE_CUDA) || defined(ATA_HAVE_HIP)
     ata_context_options o = ata_context_defaults();

@@ -33,6 +33,8 @@ ifneq ($(filter emu32 emu64,$(ATA_GPU)),)
   EMU_KFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer) \
                 $(if $(filter thread,$(SANITIZE)),-Wno-tsan)
   GPU_OBJS := $(GPU_SRCS:%.cu=$(BUILD)/%.o) $(BUILD)/kernels/emu/emu.o
+  # The emulated module also exports the counts of its work (emu_counts.h).
+  GPU_MODULE_MAP := kernels/emu/emu_module.map
   GPU_LIBS := -lstdc++
   # The vendor stand-in solves with the serial reference: the emulated module
   # carries its own copy (hidden, like everything in a module).
@@ -56,7 +58,7 @@ $(BUILD)/emu-bug/%/ata_exec.o $(BUILD)/emu-bug/%/ata_blas.o: kernels/ata_exec.cu
 $(BUILD)/emu-bug/%/libata_$(GPU_MODULE_API).so: $(GPU_HOST_OBJS) \
         $(BUILD)/src/ilu0_row.o $(BUILD)/kernels/emu/emu.o $(EMU_MODULE_OBJS) $(BUILD)/emu-bug/%/ata_exec.o \
         $(BUILD)/emu-bug/%/ata_blas.o
-	$(call quiet,LD,$@)$(CC) -shared $(LDFLAGS) -Wl,--version-script=kernels/gpu_module.map -Wl,--no-undefined -o $@ $^ $(GPU_LIBS) -lm
+	$(call quiet,LD,$@)$(CC) -shared $(LDFLAGS) -Wl,--version-script=$(GPU_MODULE_MAP) -Wl,--no-undefined -o $@ $^ $(GPU_LIBS) -lm
 endif
 
 .PHONY: gpu-emu gpu-emu-tsan gpu-emu-tsan-bug emu-test emu-bug-test emu-one-slot
