@@ -28,19 +28,52 @@
  * (HIP, and pre-Volta CUDA). No block-wide barrier is ever taken after a
  * claim.
  *
- * Memory order. Polls are relaxed loads; a lane that sees its flag (or
- * counter) complete acquires it once, with one acquire load, and only then
- * reads the producer's results: no acquire per spin iteration (each one
- * invalidates L1, and non-coherent L2 lines on gfx942). A producer publishes
- * with one release per warp round: the lanes that finished a row in this
- * round (whose group synced after writing it) execute one fence together,
- * then store their flags relaxed (push: decrement their counters relaxed).
- * The lanes of a consuming group sync before they read what each acquired.
- * make gpu-emu-tsan checks this protocol under ThreadSanitizer (README).
+ * Memory order, pull (ATA_GPU_WAIT=value, the default): the wait on the
+ * value. The begin kernel sets every x_i to a sentinel (a signalling NaN,
+ * gpu_port.h). Row i is published by one 64-bit relaxed store of x_i at
+ * GPU scope (ata_st_value: st.relaxed.gpu / an agent-scope atomic), with no
+ * fence; a consumer polls x_j itself with relaxed 64-bit loads at GPU scope
+ * (ata_ld_value: served by L2, never a stale L1 line) until it is not the
+ * sentinel, and uses the value it loaded. Why this is enough: the only
+ * datum that flows from the producer of row i to its consumers inside the
+ * kernel is x_i, and x_i is the flag. A 64-bit morally strong access is
+ * single-copy atomic, so a poll returns the sentinel or the final x_i, never
+ * a mix; x_i is written once per solve (rows are published once), so a
+ * value that is not the sentinel is final; the sentinel itself was written
+ * by the begin kernel, which happens before this kernel (stream order), so
+ * coherence of x_i's one location forbids a poll from seeing the previous
+ * solve's value. Everything else a row reads (b, the matrix, the order) was
+ * written before the launch. So no acquire per dependency and no release
+ * (no fence) per row: ordering would only be needed to make *other* data
+ * visible, and there is none. A row whose x_i has the sentinel's bits (a
+ * b_i of those bits passed through) publishes the quiet NaN instead; every
+ * other non-finite x_i is published as it is and named by the host, as
+ * before. Untracked launches store and load x plainly: their readers and
+ * writers are in other kernels. make gpu-emu-tsan-bug shows that a plain
+ * (non-atomic) store or load of the value is reported.
  *
+ * Memory order, pull with ATA_GPU_WAIT=flag (the first design, kept for a
+ * GPU to decide), push and ILU0: flags and counters. A row's producer
+ * writes its results with plain stores (a group: then a group sync), then
+ * its leader fences and stores done[i] relaxed (push: decrements its
+ * successors' counters relaxed); the leaders finishing in one warp round
+ * execute one fence together (one instruction). A consumer lane polls
+ * done[j] relaxed and, once it sees the epoch, acquires it once (one
+ * acquire load) before it reads row j's results; the lanes of a consuming
+ * group sync before they read what each acquired. ILU0 hands over a whole
+ * row of U (many values), so it needs this release/acquire pair, and it is
+ * the cheapest correct one: a release (here the fence, shared by the warp's
+ * finishing rows) is needed to order the row's many stores before the flag;
+ * an acquire per dependency, issued once the relaxed poll saw the flag (so
+ * no L1 invalidation per spin, and the acquires of a group's lanes overlap),
+ * costs one round trip more per level and is cheaper than a GPU-scope fence
+ * per row (a fence waits for every outstanding store of the warp). Dropping
+ * either side is a race (make gpu-emu-tsan-bug injects each).
  * Bounded spin. A warp that polls without progress checks, every 128 idle
  * rounds, the clock, the plan's error word and the device-wide progress
- * count (windows finished by any warp of the solve). It times out only after
+ * count (windows finished by any warp of the solve, added per warp every
+ * PROGRESS_EVERY windows and whenever a warp starts to wait or leaves: off
+ * the hot path, see progress_flush). It times out only after
  * timeout_ticks in which nothing finished anywhere, so a long but live
  * critical path never does: it records ATA_GPU_ERR_TIMEOUT (first one wins)
  * with the row and dependency it waited on and returns; seeing another
@@ -72,7 +105,23 @@ struct spin_guard {
     unsigned idle;
     int seen;                   /* device progress count at t0 */
     unsigned long long t0;
+    int pend;                   /* lane 0: windows finished, not yet added to state->progress */
 };
+
+/* Progress is counted per warp and added to the device-wide count rarely:
+ * every PROGRESS_EVERY windows, when the warp starts to wait (its first
+ * guard check) and when it exits. So a wait that sees the count unchanged
+ * for the whole timeout still means nothing finished anywhere (a warp that
+ * finished a window adds it before it can itself wait or leave), and the
+ * count costs one atomic per PROGRESS_EVERY windows, not one per window. */
+#define PROGRESS_EVERY 32
+__device__ __forceinline__ void progress_flush(spin_guard &sg, const ata_gpu_args &a, const warp_ctx &w)
+{
+    if (w.lane == 0 && sg.pend) {
+        ata_red_add_relaxed(&a.state->progress, sg.pend);
+        sg.pend = 0;
+    }
+}
 
 /* Called convergently by the whole warp once per polling round. Returns 1
  * when the warp must stop: a timeout (recorded here, with the row and the
@@ -85,6 +134,8 @@ __device__ __forceinline__ int guard_round(spin_guard &sg, int progressed, int w
     sg.idle++;
     if (sg.idle > 32) ata_pause();
     if (sg.idle % GUARD_EVERY) return 0;
+    if (sg.idle == GUARD_EVERY) progress_flush(sg, a, w);
+    ata_untimed(1);         /* bookkeeping: no part of the work's count */
     unsigned long long now = 0;
     int err = 0, done = 0;
     if (w.lane == 0) {
@@ -95,6 +146,7 @@ __device__ __forceinline__ int guard_round(spin_guard &sg, int progressed, int w
     now = ata_shfl_full(now, 0);
     err = ata_shfl_full(err, 0);
     done = ata_shfl_full(done, 0);
+    ata_untimed(0);
     if (err) return 1;
     if (sg.idle == GUARD_EVERY || done != sg.seen) {   /* start, or progress elsewhere */
         sg.t0 = now;
@@ -132,14 +184,15 @@ __device__ __forceinline__ void publish_flag(const ata_gpu_args &a, bool mine, i
 }
 
 /* ------------------------------------------------------------------ pull */
-/* Rows at positions p0 .. p0+cnt-1 (cnt <= NG). Returns 1 to abort. */
-template <bool TRACKED>
+/* Rows at positions p0 .. p0+cnt-1 (cnt <= NG). Returns 1 to abort.
+ * VALUE: the wait on the value (the file comment); else on done flags. */
+template <bool TRACKED, bool VALUE>
 __device__ __forceinline__ int pull_window(const ata_gpu_args &a, int p0, int cnt,
                                            const warp_ctx &w, uint32_t epoch, spin_guard &sg)
 {
     const bool has = w.g < cnt;
     int i = 0, lo = 0, hi = 0, dpos = -1;
-    double s = 0.0;
+    double s = 0.0, diag = 1.0;
     if (has) {
         i = ata_ldg(&a.order[p0 + w.g]);
         ata_dep();
@@ -150,6 +203,7 @@ __device__ __forceinline__ int pull_window(const ata_gpu_args &a, int p0, int cn
             else dpos = lo++;           /* first in an upper row */
         }
         s = ata_ldg(&a.b[i]);
+        if (VALUE && dpos >= 0) diag = ata_ldg(&a.val[dpos]);  /* before the wait, not after */
     }
     ata_dep();
     int base = lo;
@@ -164,7 +218,16 @@ __device__ __forceinline__ int pull_window(const ata_gpu_args &a, int p0, int cn
     for (;;) {
         if (!ata_any(!fin)) return 0;
         int prog = 0;
-        if (TRACKED && !rdy) {
+        if (TRACKED && VALUE && !rdy) {
+            /* !rdy implies inr: this lane's predecessor j; x_j is its own
+             * flag (one relaxed L2 load, no acquire: the file comment). */
+            const double xj = ata_ld_value(&a.x[j]);
+            if (!ata_is_sentinel(xj)) {
+                prod = ATA_DMUL(v, xj);
+                rdy = true;
+                prog = 1;
+            }
+        } else if (TRACKED && !rdy) {
             /* !rdy implies inr: this lane's predecessor j. Poll relaxed; once
              * seen, one acquire pairs with the release of j's producer. */
             if (ata_poll_flag(&a.done[j], epoch)) {
@@ -186,7 +249,18 @@ __device__ __forceinline__ int pull_window(const ata_gpu_args &a, int p0, int cn
         if (step) {
             base += w.G;
             if (base >= hi) {
-                if (w.lig == 0) {
+                if (w.lig == 0 && VALUE) {
+                    double xi = dpos >= 0 ? s / diag : s;
+                    if (TRACKED) {
+                        /* published as it is, a non-finite x too (the host
+                         * names the row); only the sentinel's own bits
+                         * (b_i passed through) become the quiet NaN */
+                        if (ata_is_sentinel(xi)) xi = ata_bitsd(ATA_X_QNAN_BITS);
+                        ata_st_value(&a.x[i], xi);
+                    } else {
+                        ata_st(&a.x[i], xi);   /* read by later kernels only */
+                    }
+                } else if (w.lig == 0) {
                     ata_st(&a.x[i], dpos >= 0 ? s / ata_ldg(&a.val[dpos]) : s);
                     publish = true;
                 }
@@ -202,7 +276,7 @@ __device__ __forceinline__ int pull_window(const ata_gpu_args &a, int p0, int cn
             }
             prog = 1;
         }
-        publish_flag<TRACKED>(a, publish, i, epoch);
+        if (!VALUE) publish_flag<TRACKED>(a, publish, i, epoch);
         if (TRACKED && guard_round(sg, prog, !rdy && !fin, i, j, a, w)) return 1;
     }
 }
@@ -372,16 +446,16 @@ __device__ __forceinline__ int ilu0_window(const ata_gpu_args &a, int p0, int cn
 }
 
 /* ---------------------------------------------------------------- driver */
-template <int MODE, bool TRACKED>
+template <int MODE, bool TRACKED, bool VALUE>
 __device__ __forceinline__ int run_window(const ata_gpu_args &a, int p0, int cnt,
                                           const warp_ctx &w, uint32_t epoch, spin_guard &sg)
 {
-    if (MODE == ATA_GPU_PULL) return pull_window<TRACKED>(a, p0, cnt, w, epoch, sg);
+    if (MODE == ATA_GPU_PULL) return pull_window<TRACKED, VALUE>(a, p0, cnt, w, epoch, sg);
     if (MODE == ATA_GPU_PUSH) return push_window<TRACKED>(a, p0, cnt, w, sg);
     return ilu0_window<TRACKED>(a, p0, cnt, w, epoch, sg);
 }
 
-template <int MODE, bool TRACKED>
+template <int MODE, bool TRACKED, bool VALUE>
 __global__ void ATA_BOUNDS(ATA_GPU_BLOCK) k_exec(const ATA_GRID_CONST ata_gpu_args a, const ATA_GRID_CONST ata_gpu_launch L)
 {
     warp_ctx w;
@@ -391,28 +465,30 @@ __global__ void ATA_BOUNDS(ATA_GPU_BLOCK) k_exec(const ATA_GRID_CONST ata_gpu_ar
     w.lig = w.lane % w.G;
     w.NG = ATA_WARP / w.G;
     const int warp = (int)(threadIdx.x / ATA_WARP);
-    const uint32_t epoch = MODE == ATA_GPU_PUSH ? 0u : ata_ld(&a.state->epoch); /* set by the begin kernel */
+    const uint32_t epoch = MODE == ATA_GPU_PUSH || VALUE ? 0u : ata_ld(&a.state->epoch); /* set by the begin kernel */
     const int nrows = L.pos_hi - L.pos_lo;
     spin_guard sg;
     sg.idle = 0;
     sg.seen = 0;
     sg.t0 = 0;
+    sg.pend = 0;
     if (TRACKED) {
         for (;;) {
             int start = 0;
             if (w.lane == 0) start = (int)ata_claim(&a.counters[L.counter], (unsigned)L.chunk);
             start = ata_shfl_full(start, 0);
-            if (start >= nrows || start < 0) return;
+            if (start >= nrows || start < 0) break;
             const int end = min(start + L.chunk, nrows);
             for (int r = start; r < end; r += w.NG) {
-                if (run_window<MODE, true>(a, L.pos_lo + r, min(w.NG, end - r), w, epoch, sg)) return;
-                if (w.lane == 0) ata_red_add_relaxed(&a.state->progress, 1);  /* device-wide progress */
+                if (run_window<MODE, true, VALUE>(a, L.pos_lo + r, min(w.NG, end - r), w, epoch, sg)) return;
+                if (w.lane == 0 && ++sg.pend >= PROGRESS_EVERY) progress_flush(sg, a, w);
             }
         }
+        progress_flush(sg, a, w);
     } else {
         const long long stride = (long long)gridDim.x * WPB * w.NG;
         for (long long r = ((long long)blockIdx.x * WPB + warp) * w.NG; r < nrows; r += stride)
-            run_window<MODE, false>(a, L.pos_lo + (int)r, min(w.NG, nrows - (int)r), w, epoch, sg);
+            run_window<MODE, false, VALUE>(a, L.pos_lo + (int)r, min(w.NG, nrows - (int)r), w, epoch, sg);
     }
 }
 
@@ -430,6 +506,8 @@ __global__ void __launch_bounds__(ATA_GPU_BLOCK) k_begin(ata_gpu_args a, int pus
         ata_st(&a.state->progress, 0);
     }
     for (long long c = tid; c < a.ncounters; c += stride) ata_st(&a.counters[c], 0u);
+    if (a.mode == ATA_GPU_PULL && a.wait == ATA_GPU_WAIT_VALUE)   /* no row solved yet */
+        for (long long i = tid; i < a.n; i += stride) ata_st(&a.x[i], ata_bitsd(ATA_X_SENTINEL_BITS));
     if (push)
         for (long long i = tid; i < a.n; i += stride) {
             ata_st(&a.pending[i], ata_ldg(&a.indeg[i]));
@@ -440,7 +518,7 @@ __global__ void __launch_bounds__(ATA_GPU_BLOCK) k_begin(ata_gpu_args a, int pus
 /* ------------------------------------------------------------- wrappers */
 extern "C" int ata_gpu_begin(const ata_gpu_args *a, int push, void *stream)
 {
-    long long work = push ? (long long)a->n : 0;
+    long long work = push || (a->mode == ATA_GPU_PULL && a->wait == ATA_GPU_WAIT_VALUE) ? (long long)a->n : 0;
     if (a->ncounters > work) work = a->ncounters;
     long long grid = (work + ATA_GPU_BLOCK - 1) / ATA_GPU_BLOCK;
     if (grid < 1) grid = 1;
@@ -452,13 +530,16 @@ extern "C" int ata_gpu_begin(const ata_gpu_args *a, int push, void *stream)
 extern "C" int ata_gpu_run(const ata_gpu_args *a, const ata_gpu_launch *l, void *stream)
 {
     const unsigned grid = (unsigned)(l->grid > 0 ? l->grid : 1);
-    switch (a->mode * 2 + (l->tracked ? 1 : 0)) {
-    case ATA_GPU_PULL * 2:     ATA_LAUNCH((k_exec<ATA_GPU_PULL, false>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
-    case ATA_GPU_PULL * 2 + 1: ATA_LAUNCH((k_exec<ATA_GPU_PULL, true>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
-    case ATA_GPU_PUSH * 2:     ATA_LAUNCH((k_exec<ATA_GPU_PUSH, false>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
-    case ATA_GPU_PUSH * 2 + 1: ATA_LAUNCH((k_exec<ATA_GPU_PUSH, true>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
-    case ATA_GPU_ILU0 * 2:     ATA_LAUNCH((k_exec<ATA_GPU_ILU0, false>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
-    case ATA_GPU_ILU0 * 2 + 1: ATA_LAUNCH((k_exec<ATA_GPU_ILU0, true>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
+    const bool value = a->mode == ATA_GPU_PULL && a->wait == ATA_GPU_WAIT_VALUE;
+    switch (a->mode * 4 + (value ? 2 : 0) + (l->tracked ? 1 : 0)) {
+    case ATA_GPU_PULL * 4:     ATA_LAUNCH((k_exec<ATA_GPU_PULL, false, false>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
+    case ATA_GPU_PULL * 4 + 1: ATA_LAUNCH((k_exec<ATA_GPU_PULL, true, false>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
+    case ATA_GPU_PULL * 4 + 2: ATA_LAUNCH((k_exec<ATA_GPU_PULL, false, true>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
+    case ATA_GPU_PULL * 4 + 3: ATA_LAUNCH((k_exec<ATA_GPU_PULL, true, true>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
+    case ATA_GPU_PUSH * 4:     ATA_LAUNCH((k_exec<ATA_GPU_PUSH, false, false>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
+    case ATA_GPU_PUSH * 4 + 1: ATA_LAUNCH((k_exec<ATA_GPU_PUSH, true, false>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
+    case ATA_GPU_ILU0 * 4:     ATA_LAUNCH((k_exec<ATA_GPU_ILU0, false, false>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
+    case ATA_GPU_ILU0 * 4 + 1: ATA_LAUNCH((k_exec<ATA_GPU_ILU0, true, false>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
     default: return -1;
     }
     return (int)ata_gpu_get_last_error();
@@ -474,9 +555,9 @@ extern "C" int ata_gpu_occupancy(int mode, int *blocks_per_sm)
 {
     ata_gpu_err e;
     switch (mode) {
-    case ATA_GPU_PULL: e = ata_occupancy(blocks_per_sm, k_exec<ATA_GPU_PULL, true>, ATA_GPU_BLOCK, 0); break;
-    case ATA_GPU_PUSH: e = ata_occupancy(blocks_per_sm, k_exec<ATA_GPU_PUSH, true>, ATA_GPU_BLOCK, 0); break;
-    case ATA_GPU_ILU0: e = ata_occupancy(blocks_per_sm, k_exec<ATA_GPU_ILU0, true>, ATA_GPU_BLOCK, 0); break;
+    case ATA_GPU_PULL: e = ata_occupancy(blocks_per_sm, k_exec<ATA_GPU_PULL, true, true>, ATA_GPU_BLOCK, 0); break;
+    case ATA_GPU_PUSH: e = ata_occupancy(blocks_per_sm, k_exec<ATA_GPU_PUSH, true, false>, ATA_GPU_BLOCK, 0); break;
+    case ATA_GPU_ILU0: e = ata_occupancy(blocks_per_sm, k_exec<ATA_GPU_ILU0, true, false>, ATA_GPU_BLOCK, 0); break;
     default: return ata_gpu_occupancy_blas(blocks_per_sm);
     }
     return (int)e;

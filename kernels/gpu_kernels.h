@@ -30,6 +30,10 @@ typedef struct {
 } ata_gpu_state;
 
 enum { ATA_GPU_PULL = 0, ATA_GPU_PUSH = 1, ATA_GPU_ILU0 = 2 };
+/* How a pull solve waits for a predecessor (ATA_GPU_WAIT): on its done flag
+ * (poll, acquire, then load x_j) or on x_j itself (x starts as a sentinel;
+ * see ata_exec.cu). ILU0 always waits on flags, push on counters. */
+enum { ATA_GPU_WAIT_FLAG = 0, ATA_GPU_WAIT_VALUE = 1 };
 
 typedef struct {
     int mode;               /* ATA_GPU_PULL / PUSH / ILU0 */
@@ -49,6 +53,7 @@ typedef struct {
     ata_gpu_state *state;
     const double *b;        /* sptrsv right-hand side (device) */
     double *x;              /* sptrsv solution (device) */
+    int wait;               /* pull: ATA_GPU_WAIT_FLAG / VALUE */
     unsigned long long timeout_ticks; /* bound on a wait with no progress anywhere (ata_timer ticks) */
 } ata_gpu_args;
 

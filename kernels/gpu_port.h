@@ -14,13 +14,19 @@
  *   ata_group_sync(mask)   execution + memory barrier among the lanes of a
  *                          sub-warp group (CUDA: __syncwarp; HIP: the wave
  *                          runs in lock step, a workgroup fence orders memory)
- * Pairing used by the kernels: the producer of row i writes its results with
- * plain stores (a group of lanes: then a group sync), then its leader fences
- * (ata_fence_acq_rel, executed once by all leaders finishing in that warp
- * round) and stores done[i] relaxed; a consumer lane polls done[j] with
- * relaxed loads and, once it sees the epoch, acquires it once
- * (ata_ld_acquire) before it reads row j's results. A group that consumes
- * what its lanes acquired syncs before reading (no per-lane fence).
+ *   ata_ld_value(p)        64-bit relaxed load of a published x_j (the wait
+ *                          on the value; ATA_X_SENTINEL_BITS until solved)
+ *   ata_st_value(p, v)     64-bit relaxed store publishing x_i (no fence)
+ *   ata_poll_flag(p, want) relaxed poll of a flag: 1 once *p == want
+ *   ata_claim(p, n)        atomicAdd on a launch's claim cursor
+ *   ata_ldg / ata_ld / ata_st  plain global loads (ldg: data no lane writes
+ *                          during the kernel) and stores
+ *   ata_dep()              the next address depends on the loads before
+ *                          (nothing on a GPU; the emulator's count)
+ * Every global access of the kernels goes through these, so that the
+ * emulator counts them (kernels/emu/emu_counts.h); on CUDA and HIP they are
+ * the plain or atomic access they name. The orderings and why each is
+ * enough: ata_exec.cu's file comment.
  *
  * Floating point: pull and ILU0 must be bitwise equal to the serial host
  * reference, so no multiply-add contraction anywhere: nvcc --fmad=false and
@@ -98,6 +104,7 @@ template <class T> static inline T ata_ldg(const T *p) { emu_cnt_ld(p, sizeof(T)
 template <class T> static inline T ata_ld(const T *p) { emu_cnt_ld(p, sizeof(T)); return *p; }
 template <class T> static inline void ata_st(T *p, T v) { emu_cnt_st(p, sizeof(T), 0); *p = v; }
 static inline void ata_dep(void) { emu_cnt_dep(); }
+static inline void ata_untimed(int on) { emu_cnt_untimed(on); }
 static inline unsigned ata_claim(unsigned *p, unsigned n) { emu_cnt_claim(); return atomicAdd(p, n); }
 static inline uint64_t ata_dbits(double v) { uint64_t b; memcpy(&b, &v, 8); return b; }
 static inline double ata_bitsd(uint64_t b) { double v; memcpy(&v, &b, 8); return v; }
@@ -173,6 +180,7 @@ template <class T> __device__ __forceinline__ T ata_ldg(const T *p) { return __l
 template <class T> __device__ __forceinline__ T ata_ld(const T *p) { return *p; }
 template <class T> __device__ __forceinline__ void ata_st(T *p, T v) { *p = v; }
 __device__ __forceinline__ void ata_dep(void) {}
+__device__ __forceinline__ void ata_untimed(int) {}
 __device__ __forceinline__ unsigned ata_claim(unsigned *p, unsigned n) { return atomicAdd(p, n); }
 __device__ __forceinline__ uint64_t ata_dbits(double v) { return (uint64_t)__double_as_longlong(v); }
 __device__ __forceinline__ double ata_bitsd(uint64_t b) { return __longlong_as_double((long long)b); }
@@ -263,6 +271,7 @@ template <class T> __device__ __forceinline__ T ata_ldg(const T *p) { return __l
 template <class T> __device__ __forceinline__ T ata_ld(const T *p) { return *p; }
 template <class T> __device__ __forceinline__ void ata_st(T *p, T v) { *p = v; }
 __device__ __forceinline__ void ata_dep(void) {}
+__device__ __forceinline__ void ata_untimed(int) {}
 __device__ __forceinline__ unsigned ata_claim(unsigned *p, unsigned n) { return atomicAdd(p, n); }
 __device__ __forceinline__ uint64_t ata_dbits(double v) { return (uint64_t)__double_as_longlong(v); }
 __device__ __forceinline__ double ata_bitsd(uint64_t b) { return __longlong_as_double((long long)b); }

@@ -64,16 +64,65 @@ static ata_context *make_ctx(double timeout)
     return bs_context(&gpu_backend, 0, timeout);
 }
 
-/* A context with ATA_GPU_GROUP / ATA_GPU_GRAPH set while it is made (the
- * backend reads them once, at context creation). */
+/* A context with ATA_GPU_GROUP / ATA_GPU_GRAPH / ATA_GPU_WAIT /
+ * ATA_GPU_MAP set while it is made (the backend reads them once, at context
+ * creation); NULL leaves one as it is. */
+static ata_context *make_ctx_mech(const char *group, const char *graph, const char *wait, const char *map)
+{
+    const char *names[] = { "ATA_GPU_GROUP", "ATA_GPU_GRAPH", "ATA_GPU_WAIT", "ATA_GPU_MAP" };
+    const char *vals[] = { group, graph, wait, map };
+    char *old[4];
+    for (int k = 0; k < 4; k++) {
+        const char *o = getenv(names[k]);
+        old[k] = o ? strdup(o) : NULL;
+        if (vals[k]) setenv(names[k], vals[k], 1);
+    }
+    ata_context *ctx = make_ctx(10);
+    for (int k = 0; k < 4; k++) {
+        if (old[k]) setenv(names[k], old[k], 1);
+        else unsetenv(names[k]);
+        free(old[k]);
+    }
+    return ctx;
+}
+
 static ata_context *make_ctx_env(const char *group, const char *graph)
 {
-    if (group) setenv("ATA_GPU_GROUP", group, 1);
-    if (graph) setenv("ATA_GPU_GRAPH", graph, 1);
-    ata_context *ctx = make_ctx(10);
-    unsetenv("ATA_GPU_GROUP");
-    unsetenv("ATA_GPU_GRAPH");
-    return ctx;
+    return make_ctx_mech(group, graph, NULL, NULL);
+}
+
+/* Today's mechanisms stay selectable until a GPU run decides
+ * (ATA_GPU_WAIT=flag|value, ATA_GPU_MAP=fixed|elastic): each pairing gives
+ * the reference's answer on a grid, a circuit with hubs and a permuted
+ * 27-point matrix, every policy, pull and push, lower and upper. */
+static void test_mechanisms(void **state)
+{
+    (void)state;
+    BS_NEED(&gpu_backend);
+    const char *waits[] = { "flag", "value" }, *maps[] = { "fixed", "elastic" };
+    const char *specs[] = { "lap3d:9", "circuit:1500", "lap3d27:5,perm=2" };
+    for (int w = 0; w < 2; w++)
+        for (int m = 0; m < 2; m++) {
+            ata_context *ctx = make_ctx_mech(NULL, NULL, waits[w], maps[m]);
+            for (size_t s = 0; s < sizeof specs / sizeof *specs; s++) {
+                if (gpu_backend.small && s != (size_t)(w + m) % 3) continue;
+                ata_csr *A;
+                TU_OK(ata_gen_from_spec(specs[s], &A));
+                char name[96];
+                snprintf(name, sizeof name, "%s (wait %s, map %s)", specs[s], waits[w], maps[m]);
+                tu_check_sweep(ctx, A, name, 40, gpu_policies, NPOL_ATA);
+                ata_csr_free(A);
+            }
+            ata_context_destroy(ctx);
+        }
+    /* a value of the environment that means nothing is refused at creation */
+    setenv("ATA_GPU_WAIT", "sometimes", 1);
+    ata_context_options o = ata_context_defaults();
+    o.backend = GPU_BACKEND;
+    ata_context *ctx = NULL;
+    assert_int_equal(ata_context_create(&o, &ctx), ATA_ERR_ARG);
+    assert_non_null(strstr(ata_last_error(), "ATA_GPU_WAIT"));
+    unsetenv("ATA_GPU_WAIT");
 }
 
 /* Every sub-warp width (1 lane per row up to the whole warp), with and
@@ -151,7 +200,7 @@ static void test_epoch_wrap(void **state)
     (void)state;
     BS_NEED(&gpu_backend);
     setenv("ATA_GPU_EPOCH0", "4294967295", 1);
-    ata_context *ctx = make_ctx(10);
+    ata_context *ctx = make_ctx_mech(NULL, NULL, "flag", NULL);   /* the value wait keeps no epoch */
     unsetenv("ATA_GPU_EPOCH0");
     tu_problem pb;
     tu_problem_make(&pb, "lap2d:30", 4);
@@ -301,10 +350,10 @@ static void counted_solve(ata_emu_counts_fn counts, ata_plan *p, tu_problem *pb,
  * acquire or atomic), every level at least two dependent round trips (the
  * row's entries, then x of its predecessors), the matrix read at least
  * once; a solve with host vectors synchronises (the copies and the state
- * word). syncfree (today's flag wait): each row's flag acquired by its
- * successors and released by one fence per warp round; launches: begin and
- * one; claims and the progress count are atomics. A real GPU module has no
- * counts: skipped. */
+ * word). syncfree waiting on the value: no fence, release or acquire at
+ * all; launches: begin and one; claims are atomics on one cursor. With the
+ * flag wait: fences (shared by a warp's finishing rows, so fewer than rows)
+ * and acquires. A real GPU module has no counts: skipped. */
 static void test_emu_counts(void **state)
 {
     (void)state;
@@ -346,6 +395,15 @@ static void test_emu_counts(void **state)
     assert_int_equal(c.launches, 2);
     assert_true(c.rtt >= in.levels);
     assert_true(c.atomics > 0 && c.atomics_hottest > 1 && c.atomic_addrs < c.atomics);
+    assert_int_equal(c.fences_gpu + c.releases + c.acquires, 0);
+    ata_plan_destroy(p);
+    ata_context_destroy(ctx);
+    ctx = make_ctx_mech(NULL, "0", "flag", NULL);
+    TU_OK(ata_sptrsv_plan_create(ctx, pb.A, &po, &p));
+    counted_solve(counts, p, &pb, &c);
+    printf("syncfree lap3d:8, flag wait: rtt %.1f, fences %lld, acquires %lld\n", c.rtt, c.fences_gpu, c.acquires);
+    assert_true(c.fences_gpu > 0 && c.fences_gpu <= pb.n);
+    assert_true(c.acquires > 0);
     ata_plan_destroy(p);
     tu_problem_free(&pb);
     ata_context_destroy(ctx);
@@ -362,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_context_errors),
         BS_SUITE_TESTS(&gpu_backend),
         cmocka_unit_test(test_group_widths),
+        cmocka_unit_test(test_mechanisms),
         cmocka_unit_test(test_epoch_wrap),
         cmocka_unit_test(test_large),
         cmocka_unit_test(test_device_pointers),

@@ -359,6 +359,7 @@ void run_block(slot *S, unsigned b, const kernel_node *k)
         L->rel_fenced = 0;
         L->nrecent = 0;
         L->t = L->tr = dev->T0;
+        L->untimed = 0;
         L->kind = C_NONE;
         make_ready(S, L);
     }
@@ -603,7 +604,9 @@ static uint64_t warp_coll(int kind, uint64_t mask, uint64_t val, int src)
          * source lane, __syncwarp for every lane of its mask; a ballot
          * (loop control) couples nothing. So the counts do not depend on
          * the order the emulator happens to run the lanes in. */
-        if (kind == C_SYNCWARP) {
+        if (L->untimed) {
+            /* bookkeeping: no clock moves */
+        } else if (kind == C_SYNCWARP) {
             double tm = 0;
             for (int l = 0; l < W; l++)
                 if ((mask >> l) & 1) tm = std::max(tm, std::max(wl[l].t, wl[l].tr));
@@ -824,6 +827,7 @@ extern "C" void emu_cnt_ld(const void *p, unsigned bytes)
 {
     (void)p;
     elane *L = self();
+    if (L->untimed) return;
     cnt_acc &a = cur_slot->acc;
     a.loads++;
     a.load_bytes += bytes;
@@ -833,6 +837,7 @@ extern "C" void emu_cnt_ld(const void *p, unsigned bytes)
 extern "C" void emu_cnt_sync_ld(const void *p, unsigned bytes, int seen, int acquire)
 {
     elane *L = self();
+    if (L->untimed) return;
     cnt_acc &a = cur_slot->acc;
     if (!seen) { a.polls_failed++; return; }
     a.loads++;
@@ -849,6 +854,7 @@ extern "C" void emu_cnt_sync_ld(const void *p, unsigned bytes, int seen, int acq
 extern "C" void emu_cnt_st(const void *p, unsigned bytes, int kind)
 {
     elane *L = self();
+    if (L->untimed) return;
     cnt_acc &a = cur_slot->acc;
     a.stores++;
     a.store_bytes += bytes;
@@ -864,6 +870,7 @@ extern "C" void emu_cnt_st(const void *p, unsigned bytes, int kind)
 extern "C" void emu_cnt_fence(int gpu_scope)
 {
     elane *L = self();
+    if (L->untimed) return;
     cnt_acc &a = cur_slot->acc;
     if (!gpu_scope) { a.fences_cta++; return; }
     if (warp_first(0)) a.fences_gpu++;
@@ -874,6 +881,7 @@ extern "C" void emu_cnt_rmw(const void *p, unsigned bytes, int ret, int release)
 {
     (void)bytes;
     elane *L = self();
+    if (L->untimed) return;
     cnt_acc &a = cur_slot->acc;
     a.atomics++;
     uint32_t *n = (uint32_t *)shadow_word(p, 1);
@@ -890,9 +898,12 @@ extern "C" void emu_cnt_rmw(const void *p, unsigned bytes, int ret, int release)
     if (ret) L->tr = std::max(L->tr, L->t + 1);
 }
 
+extern "C" void emu_cnt_untimed(int on) { self()->untimed = on; }
+
 extern "C" void emu_cnt_dep(void)
 {
     elane *L = self();
+    if (L->untimed) return;
     L->t = L->tr = std::max(L->t, L->tr);
 }
 

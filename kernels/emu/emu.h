@@ -31,6 +31,7 @@ struct emu_lane_pub {
     /* Counted work (emu_counts.h): this lane's model clock in round trips,
      * and when the loads it issued since its last use point return. */
     double t, tr;
+    int untimed;            /* bookkeeping (the spin guard): neither counted nor timed */
 };
 extern thread_local emu_lane_pub *emu_self;
 
@@ -67,6 +68,7 @@ void emu_cnt_fence(int gpu_scope);                  /* 1: GPU scope; 0: warp/blo
 void emu_cnt_rmw(const void *p, unsigned bytes, int ret, int release);
 void emu_cnt_dep(void);                             /* a use point: wait for the batch */
 void emu_cnt_claim(void);                           /* lane 0 claimed work for its warp */
+void emu_cnt_untimed(int on);                       /* bookkeeping follows (on) / ends (off) */
 }
 #define __syncthreads emu_syncthreads
 

@@ -131,6 +131,12 @@ ata_status gpu_ctx_init(ata_context *ctx)
     if ((st = gpu_malloc((void **)&g->dot_out, sizeof(double), "dot result")) != ATA_OK) goto fail;
     g->use_graph = env_int("ATA_GPU_GRAPH", GPU_GRAPH_DEFAULT) != 0;
     g->group_override = env_int("ATA_GPU_GROUP", 0);
+    const char *wait = getenv("ATA_GPU_WAIT");
+    if (wait && *wait && strcmp(wait, "value") && strcmp(wait, "flag")) {
+        st = ata_fail(ATA_ERR_ARG, "ATA_GPU_WAIT=%s: expected value or flag", wait);
+        goto fail;
+    }
+    g->wait = wait && !strcmp(wait, "flag") ? ATA_GPU_WAIT_FLAG : ATA_GPU_WAIT_VALUE;
     g->epoch0 = (uint32_t)strtoul(getenv("ATA_GPU_EPOCH0") ? getenv("ATA_GPU_EPOCH0") : "0", NULL, 10);
     /* Eq. 5.1: S_min = SMs x resident warps per SM at the pull kernel's
      * occupancy; greedy's chunk: the user tasks resident at once. */

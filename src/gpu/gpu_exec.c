@@ -67,8 +67,9 @@ static ata_status ensure_base(ata_plan *p)
         if ((st = gpu_malloc((void **)&d->indeg, n * sizeof(int), "in-degrees")) ||
             (st = gpu_malloc((void **)&d->pending, n * sizeof(int), "pending counters")))
             goto fail;
-    } else if ((st = gpu_malloc((void **)&d->done, n * sizeof(uint32_t), "done flags"))) {
-        goto fail;
+    } else if ((d->mode == ATA_GPU_ILU0 || g->wait == ATA_GPU_WAIT_FLAG) &&
+               (st = gpu_malloc((void **)&d->done, n * sizeof(uint32_t), "done flags"))) {
+        goto fail;      /* a pull solve that waits on x needs no flags */
     }
     if (p->kind == PLAN_ILU0 && (st = gpu_malloc((void **)&d->diag, n * sizeof(int), "diagonal positions")))
         goto fail;
@@ -116,6 +117,7 @@ static ata_gpu_args base_args(const ata_plan *p)
     a.counters = d->counters;
     a.ncounters = d->counters ? d->ncounters : 0;
     a.state = d->state;
+    a.wait = g->wait;
     double ticks = p->ctx->wait_timeout_s * g->timer_hz;
     a.timeout_ticks = ticks > 1.8e19 ? 18000000000000000000ull : (unsigned long long)ticks;
     return a;

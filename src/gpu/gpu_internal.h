@@ -26,8 +26,11 @@
  * host synchronisation). On CUDA the begin kernel and the launches are
  * captured once per (b, x) pair into a graph and replayed.
  *
- * Environment (for experiments): ATA_GPU_GRAPH=0|1 (default 1 on CUDA, 0 on
- * HIP), ATA_GPU_GROUP=N forces N lanes per user task (power of two).
+ * Environment (for experiments, read once per context): ATA_GPU_GRAPH=0|1
+ * (default 1 on CUDA, 0 on HIP), ATA_GPU_GROUP=N forces N lanes per user
+ * task (power of two), ATA_GPU_WAIT=value|flag: a pull solve waits on x_j
+ * itself (default) or on row j's done flag (the first design, kept until a
+ * GPU run decides; ata_exec.cu).
  *
  * Policy `vendor`: SpSV (cuSPARSE generic API / hipSPARSE) on the CSR of the
  * triangle (a push plan's CSC is transposed back to CSR at upload), and
@@ -138,6 +141,7 @@ typedef struct {
     int have_sparse;
     int use_graph;
     int group_override;
+    int wait;                   /* ATA_GPU_WAIT: ATA_GPU_WAIT_VALUE (default) or _FLAG */
     uint32_t epoch0;            /* tests: ATA_GPU_EPOCH0 (see plan_epoch_start) */
 } gpu_ctx;
 
