@@ -30,7 +30,10 @@
  * (default 1 on CUDA, 0 on HIP), ATA_GPU_GROUP=N forces N lanes per user
  * task (power of two), ATA_GPU_WAIT=value|flag: a pull solve waits on x_j
  * itself (default) or on row j's done flag (the first design, kept until a
- * GPU run decides; ata_exec.cu).
+ * GPU run decides; ata_exec.cu); ATA_GPU_MAP=elastic|fixed: rows sized to
+ * their work (a thread per short row, a group for medium rows, a warp with
+ * partial sums for hubs; default) or one group width per launch from its
+ * mean row length (the first design).
  *
  * Policy `vendor`: SpSV (cuSPARSE generic API / hipSPARSE) on the CSR of the
  * triangle (a push plan's CSC is transposed back to CSR at upload), and
@@ -142,6 +145,7 @@ typedef struct {
     int use_graph;
     int group_override;
     int wait;                   /* ATA_GPU_WAIT: ATA_GPU_WAIT_VALUE (default) or _FLAG */
+    int elastic;                /* ATA_GPU_MAP: 1 elastic (default), 0 fixed */
     uint32_t epoch0;            /* tests: ATA_GPU_EPOCH0 (see plan_epoch_start) */
 } gpu_ctx;
 
