@@ -22,6 +22,8 @@ run() {
 echo "emu-counts: wait=${ATA_GPU_WAIT:-default} map=${ATA_GPU_MAP:-default}, device ATA_EMU_SHAPE=h100"
 run sptrsv-lap3d48 sptrsv --gen lap3d:48 --policy levelset,syncfree,ca,la,greedy
 run sptrsv-lap3d64 sptrsv --gen lap3d:64 --policy ca
+run sptrsv-circuit sptrsv --gen circuit:20000 --policy syncfree,ca
+run ilu0-lap3d32 ilu0 --gen lap3d:32 --policy syncfree,ca
 run pcg-lap3d32 pcg --gen lap3d:32 --policy ca
 # The goals, read back from the CSVs by column name.
 col() {  # FILE POLICY COLUMN

@@ -34,6 +34,43 @@ k_spmv(int n, const int *__restrict__ ptr, const int *__restrict__ idx,
     }
 }
 
+/* y = A x over windows (the elastic map, gpu_kernels.h): a thread per
+ * short row sums in stored order (the reference's bits); a group of G
+ * lanes sums its strided entries, then a fixed xor tree. A lane loads
+ * ROW_K entries at a time, then their x, then adds them in order. */
+__global__ void __launch_bounds__(ATA_GPU_BLOCK)
+k_spmv_win(const int *__restrict__ ptr, const int *__restrict__ idx, const double *__restrict__ val,
+           const ata_gpu_window *__restrict__ win, int nwin, const double *__restrict__ x, double *__restrict__ y)
+{
+    const int lane = (int)(threadIdx.x % ATA_WARP);
+    const int stride = (int)gridDim.x * WPB;
+    for (int k = (int)(blockIdx.x * WPB + threadIdx.x / ATA_WARP); k < nwin; k += stride) {
+        const int pos = ata_ldg(&win[k].pos), meta = ata_ldg(&win[k].meta);
+        ata_dep();
+        const int cnt = meta & ATA_GPU_WIN_ROWS, G = 1 << ATA_GPU_WIN_LOG2G(meta);
+        const int g = lane / G, lig = lane % G, i = pos + g;
+        double s = 0.0;
+        if (g < cnt) {
+            const int lo = ata_ldg(&ptr[i]), hi = ata_ldg(&ptr[i + 1]);
+            ata_dep();
+            for (int q0 = lo + lig; q0 < hi; q0 += G * ATA_GPU_ROW_K) {
+                int j[ATA_GPU_ROW_K];
+                double v[ATA_GPU_ROW_K];
+                for (int t = 0; t < ATA_GPU_ROW_K; t++) {
+                    const int q = q0 + G * t;
+                    j[t] = q < hi ? ata_ldg(&idx[q]) : 0;
+                    v[t] = q < hi ? ata_ldg(&val[q]) : 0.0;
+                }
+                ata_dep();
+                for (int t = 0; t < ATA_GPU_ROW_K; t++)
+                    if (q0 + G * t < hi) s += v[t] * ata_ldg(&x[j[t]]);
+            }
+        }
+        for (int off = G / 2; off > 0; off /= 2) s += ata_shfl_xor(s, off, G);
+        if (g < cnt && lig == 0) ata_st(&y[i], s);
+    }
+}
+
 /* Block sums of x.y in a fixed order into partial[blockIdx.x]. */
 __global__ void __launch_bounds__(ATA_GPU_BLOCK)
 k_dot_partial(long long n, const double *__restrict__ x, const double *__restrict__ y,
@@ -98,11 +135,16 @@ extern "C" int ata_gpu_empty(int grid, void *stream)
 }
 
 extern "C" int ata_gpu_spmv(int n, const int *ptr, const int *idx, const double *val, int group,
-                            const double *x, double *y, int grid, void *stream)
+                            const ata_gpu_window *win, int nwin, const double *x, double *y, int grid,
+                            void *stream)
 {
     if (n <= 0) return 0;
-    ATA_LAUNCH(k_spmv, (unsigned)(grid > 0 ? grid : 1), ATA_GPU_BLOCK, 0, stream, n, ptr, idx, val,
-               group, x, y);
+    if (win)
+        ATA_LAUNCH(k_spmv_win, (unsigned)(grid > 0 ? grid : 1), ATA_GPU_BLOCK, 0, stream, ptr, idx, val, win, nwin,
+                   x, y);
+    else
+        ATA_LAUNCH(k_spmv, (unsigned)(grid > 0 ? grid : 1), ATA_GPU_BLOCK, 0, stream, n, ptr, idx, val,
+                   group, x, y);
     return (int)ata_gpu_get_last_error();
 }
 

@@ -281,6 +281,192 @@ __device__ __forceinline__ int pull_window(const ata_gpu_args &a, int p0, int cn
     }
 }
 
+/* --------------------------------------------------------- pull, elastic */
+/* One window of the elastic map (gpu_kernels.h): `cnt` rows at positions
+ * p0.., G lanes each (or one hub row on the whole warp: split). A lane
+ * works on a stage of up to ROW_K entries of its row at a time (entries
+ * base + lig + GL k): it polls every entry of the stage not yet seen in
+ * one batch (independent loads, one round trip for all), and the stage is
+ * consumed once all of it is ready:
+ *   G = 1 (a thread per row): subtracted in stored order by the lane;
+ *   G > 1: the group subtracts the G x ROW_K products in stored order from
+ *     shuffles (every lane the same chain): bitwise the reference's;
+ *   split: each lane accumulates its own entries (l, l + W, ..) in order,
+ *     then a fixed xor tree sums the lanes (the same bits every run).
+ * WIN_FWD (G = 1): before polling L2, a lane takes a predecessor that
+ * another lane of the window has finished from that lane by a shuffle.
+ * Returns 1 to abort (timeout, or another warp's error). */
+#define ROW_K ATA_GPU_ROW_K
+template <bool TRACKED, bool VALUE>
+__device__ __forceinline__ int pull_elastic(const ata_gpu_args &a, int p0, int meta, int lane, uint32_t epoch,
+                                            spin_guard &sg)
+{
+    const int cnt = meta & ATA_GPU_WIN_ROWS;
+    const bool split = (meta & ATA_GPU_WIN_SPLIT) != 0, fwd = (meta & ATA_GPU_WIN_FWD) != 0;
+    const int G = split ? ATA_WARP : 1 << ATA_GPU_WIN_LOG2G(meta);
+    const int g = lane / G, lig = lane % G;
+    warp_ctx w;                                 /* for the spin guard */
+    w.lane = lane; w.G = G; w.g = g; w.lig = lig; w.NG = ATA_WARP / G;
+    const bool has = g < cnt;
+    int i = 0, lo = 0, hi = 0, dpos = -1;
+    double s = 0.0, diag = 1.0;
+    if (has) {
+        i = ata_ldg(&a.order[p0 + g]);
+        ata_dep();
+        lo = ata_ldg(&a.ptr[i]);
+        hi = ata_ldg(&a.ptr[i + 1]);
+        if (a.nonunit) {
+            if (a.lower) dpos = --hi;
+            else dpos = lo++;
+        }
+        s = ata_ldg(&a.b[i]);
+        if (dpos >= 0) diag = ata_ldg(&a.val[dpos]);
+    }
+    ata_dep();
+    int jk[ROW_K];
+    unsigned own = ~0u;                         /* fwd: byte k the lane holding entry k's row, 0xff none */
+    double vk[ROW_K], pk[ROW_K];
+    unsigned need = 0, inr = 0;                 /* bit k: entry k of the stage is in the row / not yet seen */
+    int base = lo;
+    double part = 0.0;                          /* split: this lane's partial sum */
+    bool fin = !has, ldone = !has;              /* ldone: this lane has consumed its entries */
+    double xpub = ata_bitsd(ATA_X_SENTINEL_BITS);   /* fwd: this lane's x_i once published */
+    for (int k = 0; k < ROW_K; k++) { jk[k] = 0; vk[k] = 0.0; pk[k] = 0.0; }
+    /* Entries of the stage at `base`: indices and values (one batch). */
+#define LOAD_STAGE()                                                                   \
+    do {                                                                               \
+        need = inr = 0;                                                                \
+        for (int k = 0; k < ROW_K; k++) {                                              \
+            const int q = base + lig + G * k;                                          \
+            if (!ldone && q < hi) {                                                    \
+                jk[k] = ata_ldg(&a.idx[q]);                                            \
+                vk[k] = ata_ldg(&a.val[q]);                                            \
+                need |= 1u << k;                                                       \
+            }                                                                          \
+        }                                                                              \
+        inr = need;                                                                    \
+        if (fwd && need) {                                                             \
+            ata_dep();                                                                 \
+            own = ~0u;                                                                 \
+            for (int k = 0; k < ROW_K; k++) {                                          \
+                if ((need >> k) & 1) {                                                 \
+                    const int o = ata_ldg(&a.posof[jk[k]]) - p0;                       \
+                    if (o >= 0 && o < cnt) own &= ~(0xffu << 8 * k) | (unsigned)o << 8 * k; \
+                }                                                                      \
+            }                                                                          \
+        }                                                                              \
+        if (!TRACKED && need) {     /* predecessors are in earlier kernels */          \
+            ata_dep();                                                                 \
+            for (int k = 0; k < ROW_K; k++)                                            \
+                if ((need >> k) & 1) pk[k] = ATA_DMUL(vk[k], ata_ld(&a.x[jk[k]]));     \
+            need = 0;                                                                  \
+        }                                                                              \
+    } while (0)
+    LOAD_STAGE();
+    for (;;) {
+        if (!ata_any(!fin)) return 0;
+        int prog = 0;
+        if (TRACKED && fwd) {
+            /* a lane of this window that published: its value by shuffle */
+            for (int k = 0; k < ROW_K; k++) {
+                const int o = (int)((own >> 8 * k) & 0xff);
+                const bool mine = ((need >> k) & 1) && o != 0xff;
+                const double xv = ata_shfl_full(xpub, mine ? o : lane);
+                if (mine && !ata_is_sentinel(xv)) {
+                    pk[k] = ATA_DMUL(vk[k], xv);
+                    need &= ~(1u << k);
+                    prog = 1;
+                }
+            }
+        }
+        if (TRACKED && need) {
+            /* every entry of the stage not yet seen, in one batch; not
+             * those a lane of this window solves (they come by shuffle) */
+            for (int k = 0; k < ROW_K; k++) {
+                if (!((need >> k) & 1) || (fwd && ((own >> 8 * k) & 0xff) != 0xff)) continue;
+                if (VALUE) {
+                    const double xv = ata_ld_value(&a.x[jk[k]]);
+                    if (ata_is_sentinel(xv)) continue;
+                    pk[k] = ATA_DMUL(vk[k], xv);
+                } else {
+                    if (!ata_poll_flag(&a.done[jk[k]], epoch)) continue;
+                    (void)ata_ld_acquire(&a.done[jk[k]]);
+                    pk[k] = ATA_DMUL(vk[k], ata_ld(&a.x[jk[k]]));
+                }
+                need &= ~(1u << k);
+                prog = 1;
+            }
+        }
+        bool publish = false;
+        if (split) {
+            /* lanes go through their own entries independently */
+            if (!ldone && !need) {
+                for (int k = 0; k < ROW_K; k++)
+                    if ((inr >> k) & 1) part += pk[k];
+                base += G * ROW_K;
+                if (base + lig >= hi) ldone = true;
+                else LOAD_STAGE();
+                prog = 1;
+            }
+            if (!fin && ata_group_all(ldone, lane, ATA_WARP)) {
+                /* the fixed tree: lane l adds lane l ^ m for m = W/2 .. 1 */
+                for (int m = ATA_WARP / 2; m > 0; m /= 2) part += ata_shfl_xor(part, m, ATA_WARP);
+                if (lane == 0) {
+                    s -= part;
+                    publish = true;
+                }
+                fin = true;
+                prog = 1;
+            }
+        } else {
+            const bool grdy = G == 1 ? need == 0 : ata_group_all(need == 0, lane, G) != 0;
+            const bool step = !fin && grdy;
+            if (G == 1) {
+                if (step) {
+                    for (int k = 0; k < ROW_K; k++)
+                        if ((inr >> k) & 1) s -= pk[k];
+                }
+            } else {
+                /* ordered subtraction of the stage: entry base + G k + r
+                 * is lane r's k-th; every lane runs the same chain */
+                for (int k = 0; k < ROW_K; k++)
+                    for (int r = 0; r < G; r++) {
+                        const double t = ata_shfl(pk[k], r, G);
+                        if (step && base + G * k + r < hi) s -= t;
+                    }
+            }
+            if (step) {
+                base += G * ROW_K;
+                if (base >= hi) {
+                    if (lig == 0) publish = true;
+                    fin = ldone = true;
+                } else {
+                    LOAD_STAGE();
+                }
+                prog = 1;
+            }
+        }
+        if (publish) {
+            double xi = dpos >= 0 ? s / diag : s;
+            if (TRACKED && VALUE) {
+                if (ata_is_sentinel(xi)) xi = ata_bitsd(ATA_X_QNAN_BITS);
+                ata_st_value(&a.x[i], xi);
+            } else {
+                ata_st(&a.x[i], xi);
+            }
+            xpub = xi;
+        }
+        if (!VALUE) publish_flag<TRACKED>(a, publish, i, epoch);
+        if (TRACKED) {
+            int dep = 0;                        /* the first entry still waited on */
+            for (int k = ROW_K - 1; k >= 0; k--)
+                if ((need >> k) & 1) dep = jk[k];
+            if (guard_round(sg, prog, !fin && need, i, dep, a, w)) return 1;
+        }
+    }
+#undef LOAD_STAGE
+}
+
 /* ------------------------------------------------------------------ push */
 template <bool TRACKED>
 __device__ __forceinline__ int push_window(const ata_gpu_args &a, int p0, int cnt,
@@ -455,7 +641,24 @@ __device__ __forceinline__ int run_window(const ata_gpu_args &a, int p0, int cnt
     return ilu0_window<TRACKED>(a, p0, cnt, w, epoch, sg);
 }
 
+/* Window k of the plan (elastic map): pull by pull_elastic, ILU0 by its
+ * group code at the window's G. */
 template <int MODE, bool TRACKED, bool VALUE>
+__device__ __forceinline__ int run_elastic(const ata_gpu_args &a, int k, int lane, uint32_t epoch, spin_guard &sg)
+{
+    const int pos = ata_ldg(&a.win[k].pos), meta = ata_ldg(&a.win[k].meta);
+    ata_dep();
+    if (MODE == ATA_GPU_PULL) return pull_elastic<TRACKED, VALUE>(a, pos, meta, lane, epoch, sg);
+    warp_ctx w;
+    w.lane = lane;
+    w.G = 1 << ATA_GPU_WIN_LOG2G(meta);
+    w.g = lane / w.G;
+    w.lig = lane % w.G;
+    w.NG = ATA_WARP / w.G;
+    return run_window<MODE, TRACKED, VALUE>(a, pos, meta & ATA_GPU_WIN_ROWS, w, epoch, sg);
+}
+
+template <int MODE, bool TRACKED, bool VALUE, bool ELASTIC>
 __global__ void ATA_BOUNDS(ATA_GPU_BLOCK) k_exec(const ATA_GRID_CONST ata_gpu_args a, const ATA_GRID_CONST ata_gpu_launch L)
 {
     warp_ctx w;
@@ -472,6 +675,28 @@ __global__ void ATA_BOUNDS(ATA_GPU_BLOCK) k_exec(const ATA_GRID_CONST ata_gpu_ar
     sg.seen = 0;
     sg.t0 = 0;
     sg.pend = 0;
+    if (ELASTIC) {
+        /* windows [win_lo, win_hi), claimed `chunk` at a time (tracked) */
+        const int nwin = L.win_hi - L.win_lo;
+        if (TRACKED) {
+            for (;;) {
+                int start = 0;
+                if (w.lane == 0) start = (int)ata_claim(&a.counters[L.counter], (unsigned)L.chunk);
+                start = ata_shfl_full(start, 0);
+                if (start >= nwin || start < 0) break;
+                const int end = min(start + L.chunk, nwin);
+                for (int k = start; k < end; k++) {
+                    if (run_elastic<MODE, true, VALUE>(a, L.win_lo + k, w.lane, epoch, sg)) return;
+                    if (w.lane == 0 && ++sg.pend >= PROGRESS_EVERY) progress_flush(sg, a, w);
+                }
+            }
+            progress_flush(sg, a, w);
+        } else {
+            for (int k = (int)blockIdx.x * WPB + warp; k < nwin; k += (int)gridDim.x * WPB)
+                run_elastic<MODE, false, VALUE>(a, L.win_lo + k, w.lane, epoch, sg);
+        }
+        return;
+    }
     if (TRACKED) {
         for (;;) {
             int start = 0;
@@ -531,17 +756,21 @@ extern "C" int ata_gpu_run(const ata_gpu_args *a, const ata_gpu_launch *l, void 
 {
     const unsigned grid = (unsigned)(l->grid > 0 ? l->grid : 1);
     const bool value = a->mode == ATA_GPU_PULL && a->wait == ATA_GPU_WAIT_VALUE;
-    switch (a->mode * 4 + (value ? 2 : 0) + (l->tracked ? 1 : 0)) {
-    case ATA_GPU_PULL * 4:     ATA_LAUNCH((k_exec<ATA_GPU_PULL, false, false>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
-    case ATA_GPU_PULL * 4 + 1: ATA_LAUNCH((k_exec<ATA_GPU_PULL, true, false>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
-    case ATA_GPU_PULL * 4 + 2: ATA_LAUNCH((k_exec<ATA_GPU_PULL, false, true>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
-    case ATA_GPU_PULL * 4 + 3: ATA_LAUNCH((k_exec<ATA_GPU_PULL, true, true>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
-    case ATA_GPU_PUSH * 4:     ATA_LAUNCH((k_exec<ATA_GPU_PUSH, false, false>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
-    case ATA_GPU_PUSH * 4 + 1: ATA_LAUNCH((k_exec<ATA_GPU_PUSH, true, false>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
-    case ATA_GPU_ILU0 * 4:     ATA_LAUNCH((k_exec<ATA_GPU_ILU0, false, false>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
-    case ATA_GPU_ILU0 * 4 + 1: ATA_LAUNCH((k_exec<ATA_GPU_ILU0, true, false>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
+    const bool elastic = a->mode != ATA_GPU_PUSH && l->win_hi > l->win_lo;
+#define EXEC_CASE(M, T, V, E) \
+    case (M) * 8 + (V) * 4 + (E) * 2 + (T): \
+        ATA_LAUNCH((k_exec<M, T, V, E>), grid, ATA_GPU_BLOCK, 0, stream, *a, *l); break;
+    switch (a->mode * 8 + (value ? 4 : 0) + (elastic ? 2 : 0) + (l->tracked ? 1 : 0)) {
+    EXEC_CASE(ATA_GPU_PULL, false, false, false) EXEC_CASE(ATA_GPU_PULL, true, false, false)
+    EXEC_CASE(ATA_GPU_PULL, false, true, false)  EXEC_CASE(ATA_GPU_PULL, true, true, false)
+    EXEC_CASE(ATA_GPU_PULL, false, false, true)  EXEC_CASE(ATA_GPU_PULL, true, false, true)
+    EXEC_CASE(ATA_GPU_PULL, false, true, true)   EXEC_CASE(ATA_GPU_PULL, true, true, true)
+    EXEC_CASE(ATA_GPU_PUSH, false, false, false) EXEC_CASE(ATA_GPU_PUSH, true, false, false)
+    EXEC_CASE(ATA_GPU_ILU0, false, false, false) EXEC_CASE(ATA_GPU_ILU0, true, false, false)
+    EXEC_CASE(ATA_GPU_ILU0, false, false, true)  EXEC_CASE(ATA_GPU_ILU0, true, false, true)
     default: return -1;
     }
+#undef EXEC_CASE
     return (int)ata_gpu_get_last_error();
 }
 
@@ -555,9 +784,9 @@ extern "C" int ata_gpu_occupancy(int mode, int *blocks_per_sm)
 {
     ata_gpu_err e;
     switch (mode) {
-    case ATA_GPU_PULL: e = ata_occupancy(blocks_per_sm, k_exec<ATA_GPU_PULL, true, true>, ATA_GPU_BLOCK, 0); break;
-    case ATA_GPU_PUSH: e = ata_occupancy(blocks_per_sm, k_exec<ATA_GPU_PUSH, true, false>, ATA_GPU_BLOCK, 0); break;
-    case ATA_GPU_ILU0: e = ata_occupancy(blocks_per_sm, k_exec<ATA_GPU_ILU0, true, false>, ATA_GPU_BLOCK, 0); break;
+    case ATA_GPU_PULL: e = ata_occupancy(blocks_per_sm, k_exec<ATA_GPU_PULL, true, true, true>, ATA_GPU_BLOCK, 0); break;
+    case ATA_GPU_PUSH: e = ata_occupancy(blocks_per_sm, k_exec<ATA_GPU_PUSH, true, false, false>, ATA_GPU_BLOCK, 0); break;
+    case ATA_GPU_ILU0: e = ata_occupancy(blocks_per_sm, k_exec<ATA_GPU_ILU0, true, false, true>, ATA_GPU_BLOCK, 0); break;
     default: return ata_gpu_occupancy_blas(blocks_per_sm);
     }
     return (int)e;

@@ -35,6 +35,25 @@ enum { ATA_GPU_PULL = 0, ATA_GPU_PUSH = 1, ATA_GPU_ILU0 = 2 };
  * see ata_exec.cu). ILU0 always waits on flags, push on counters. */
 enum { ATA_GPU_WAIT_FLAG = 0, ATA_GPU_WAIT_VALUE = 1 };
 
+/* The elastic map (ATA_GPU_MAP=elastic): rows sized to their work. The
+ * host cuts each launch's SET range into windows, the rows one warp runs
+ * at once: W / G consecutive rows of one class, G lanes each, a lane
+ * loading up to ATA_GPU_ROW_K entries of its row per round (a thread per
+ * row up to ROW_K entries, then groups of 2, 4, .. W lanes), or one row
+ * split between the whole warp (a hub: more than ATA_GPU_HUB(W) entries;
+ * partial sums per lane in stored order, then a fixed tree: the same bits
+ * every run, not the reference's). WIN_FWD: a thread-per-row window whose
+ * rows depend on each other; the values pass between its lanes by
+ * shuffles, not through L2. */
+#define ATA_GPU_ROW_K 4
+#define ATA_GPU_HUB(warp) (4 * (warp) * ATA_GPU_ROW_K)
+typedef struct {
+    int pos;                /* first SET position (pull/ILU0) or row (SpMV) */
+    int meta;               /* rows | log2(G) << 8 | WIN_SPLIT | WIN_FWD */
+} ata_gpu_window;
+enum { ATA_GPU_WIN_ROWS = 0xff, ATA_GPU_WIN_SPLIT = 1 << 12, ATA_GPU_WIN_FWD = 1 << 13 };
+#define ATA_GPU_WIN_LOG2G(meta) (((meta) >> 8) & 0xf)
+
 typedef struct {
     int mode;               /* ATA_GPU_PULL / PUSH / ILU0 */
     int n;
@@ -45,6 +64,8 @@ typedef struct {
     double *val;            /* ILU0 factors in place; read-only otherwise */
     const int *diag;        /* ILU0: position of each row's diagonal */
     const int *order;       /* SET order */
+    const int *posof;       /* elastic, WIN_FWD windows: SET position of each row */
+    const ata_gpu_window *win;  /* elastic: the plan's windows (launches index them) */
     uint32_t *done;         /* pull, ILU0 */
     int *pending;           /* push */
     const int *indeg;       /* push: reset value of pending */
@@ -59,11 +80,12 @@ typedef struct {
 
 typedef struct {
     int pos_lo, pos_hi;     /* SET positions */
-    int group;              /* lanes per user task: power of two, 1..warp */
+    int group;              /* fixed map: lanes per user task: power of two, 1..warp */
     int tracked;            /* 0: no waiting at all (untracked adaptive tasks) */
     int grid;               /* blocks */
-    int chunk;              /* tracked: rows per claim (a multiple of warp/group) */
+    int chunk;              /* tracked: rows (fixed: a multiple of warp/group) or windows (elastic) per claim */
     int counter;            /* tracked: index of this launch's claim cursor */
+    int win_lo, win_hi;     /* elastic: its windows (win_hi > win_lo), else the fixed map */
 } ata_gpu_launch;
 
 /* Device facts the host needs: the kernels' compile-time warp width, and the
@@ -83,9 +105,11 @@ int ata_gpu_run(const ata_gpu_args *a, const ata_gpu_launch *l, void *stream);
 /* Empty kernel of `grid` blocks (T_l probe). */
 int ata_gpu_empty(int grid, void *stream);
 
-/* PCG vector kernels. spmv: y = A x with `group` lanes per row. */
+/* PCG vector kernels. spmv: y = A x with `group` lanes per row, or (win
+ * not NULL) over nwin windows (the elastic map: a thread per short row,
+ * sums in stored order; groups and whole warps sum in a fixed tree). */
 int ata_gpu_spmv(int n, const int *ptr, const int *idx, const double *val, int group,
-                 const double *x, double *y, int grid, void *stream);
+                 const ata_gpu_window *win, int nwin, const double *x, double *y, int grid, void *stream);
 /* Deterministic dot product: fixed grid of `grid` blocks writes `partial`
  * (grid doubles), then one block sums them in order into *out (device). */
 int ata_gpu_dot(long long n, const double *x, const double *y, double *partial, int grid,

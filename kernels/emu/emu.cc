@@ -475,10 +475,14 @@ device *D()
 
 /* After a kernel: its slots' counts into the device's, and the stream's
  * model clock moves to the kernel's end. */
-void cnt_collect(device *d, bool from_graph)
+void cnt_collect(device *d, bool from_graph, bool racy)
 {
     double end = d->T0;
     ata_emu_counts &c = d->tot;
+    if (racy) {             /* the T_u probe: no part of any solve's work */
+        for (slot *S : d->slots) S->acc = cnt_acc{};
+        return;
+    }
     for (slot *S : d->slots) {
         cnt_acc &a = S->acc;
         end = std::max(end, a.tmax);
@@ -526,7 +530,7 @@ void run_kernel(const kernel_node &k, bool from_graph = false)
     d->cv_done.wait(g, [&] { return d->slots_done == nwork; });
     d->launch_t0 = 0;
     d->k = nullptr;
-    cnt_collect(d, from_graph);
+    cnt_collect(d, from_graph, k.racy);
 }
 
 /* ------------------------------------------------------------- streams */

@@ -24,13 +24,14 @@
 EMU_TEST_SIZE ?= small
 EMU_HDRS := $(wildcard kernels/emu/*.h kernels/emu/include/*.h kernels/emu/include/*/*.h)
 EMU_BUGS := NO_ACQUIRE NO_RELEASE PLAIN_VALUE_STORE PLAIN_VALUE_LOAD
-# BUG:TESTS:WHERE[:WAIT]: ILU0's flag without its acquire, or its release,
+# BUG:TESTS:WHERE[:ENV,..]: ILU0's flag without its acquire, or its release,
 # must be reported in ILU0; the wait on the value with a plain store or a
-# plain load of x, in the pull kernel; the pull solve's flag wait
-# (ATA_GPU_WAIT=flag) without its acquire or release, in the pull kernel.
+# plain load of x, in the pull kernel (elastic map, and the fixed one); the
+# pull solve's flag wait (ATA_GPU_WAIT=flag) without its acquire or release.
 EMU_BUG_CASES := NO_ACQUIRE:test_ilu0:ilu0_ NO_RELEASE:test_ilu0:ilu0_ \
-                 PLAIN_VALUE_STORE:test_generated:pull_window PLAIN_VALUE_LOAD:test_generated:pull_window \
-                 NO_ACQUIRE:test_generated:pull_window:flag NO_RELEASE:test_generated:pull_window:flag
+                 PLAIN_VALUE_STORE:test_generated:pull_elastic PLAIN_VALUE_LOAD:test_generated:pull_elastic \
+                 PLAIN_VALUE_STORE:test_generated:pull_window:ATA_GPU_MAP=fixed \
+                 NO_ACQUIRE:test_generated:pull_:ATA_GPU_WAIT=flag NO_RELEASE:test_generated:pull_:ATA_GPU_WAIT=flag
 CXX ?= g++
 
 ifneq ($(filter emu32 emu64,$(ATA_GPU)),)

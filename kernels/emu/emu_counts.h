@@ -26,7 +26,11 @@
  * smallest, so `rtt` is the makespan of the reported device shape
  * (ATA_EMU_SMS x ATA_EMU_BLOCKS_PER_SM, or ATA_EMU_SHAPE=h100), not of the
  * two host threads that run it. Launch and host-synchronisation costs are
- * not in `rtt`: they are counted apart. */
+ * not in `rtt`: they are counted apart; so are shuffles (free: a value
+ * forwarded between lanes costs no round trip). The T_u probe's kernels
+ * (every row at once, results discarded) are not counted. Bytes are what
+ * the lanes ask for (a load of one address by several lanes counts for
+ * each: no coalescing or cache). */
 #ifndef ATA_EMU_COUNTS_H
 #define ATA_EMU_COUNTS_H
 

@@ -28,6 +28,7 @@ void gpu_plan_release(ata_plan *p)
     gpu_vendor_release(d);
     gpu_free(d->ptr); gpu_free(d->idx); gpu_free(d->val); gpu_free(d->diag); gpu_free(d->order);
     gpu_free(d->indeg); gpu_free(d->pending); gpu_free(d->done); gpu_free(d->counters); gpu_free(d->state);
+    gpu_free(d->win); gpu_free(d->posof);
     free(d->launches);
     free(d);
     p->dev = NULL;
@@ -111,6 +112,8 @@ static ata_gpu_args base_args(const ata_plan *p)
     a.val = d->val;
     a.diag = d->diag;
     a.order = d->order;
+    a.posof = d->posof;
+    a.win = d->win;
     a.done = d->done;
     a.pending = d->pending;
     a.indeg = d->indeg;
@@ -143,6 +146,113 @@ static void size_launch(const gpu_ctx *g, int mode, ata_gpu_launch *l)
     }
 }
 
+/* ------------------------------------------------------- the elastic map */
+/* Class of row i (gpu_kernels.h): log2 of its lanes, or CLASS_SPLIT. A pull
+ * row gets a lane per ROW_K entries (a thread up to ROW_K), up to the
+ * warp; longer than ATA_GPU_HUB it is split between the whole warp. An
+ * ILU0 row gets a lane per predecessor (the wait in one round) and per 8
+ * entries (its updates), up to the warp. ATA_GPU_GROUP forces one width. */
+#define CLASS_SPLIT 15
+static int row_class(const gpu_ctx *g, const ata_plan *p, int mode, int diag_in_row, int i)
+{
+    const int *ptr = p->T->rowptr;
+    const int e = ptr[i + 1] - ptr[i] - diag_in_row;
+    long long need;
+    if (g->group_override > 0) {
+        need = g->group_override;
+    } else if (mode == ATA_GPU_ILU0) {
+        const int deps = p->diag[i] - ptr[i];
+        need = deps > (e + 7) / 8 ? deps : (e + 7) / 8;
+    } else {
+        if (e > ATA_GPU_HUB(g->warp)) return CLASS_SPLIT;
+        need = (e + ATA_GPU_ROW_K - 1) / ATA_GPU_ROW_K;
+    }
+    int lg = 0;
+    while ((1LL << lg) < need && (1 << lg) < g->warp) lg++;
+    return lg;
+}
+
+/* Grid and claim chunk (in windows) of an elastic launch. */
+static void size_launch_elastic(const gpu_ctx *g, int mode, ata_gpu_launch *l)
+{
+    const long long nwin = l->win_hi - l->win_lo, need = (nwin + g->wpb - 1) / g->wpb;
+    const int cap = gpu_resident_blocks(g, mode);
+    l->grid = (int)(need < 1 ? 1 : need > cap ? cap : need);
+    long long k = nwin / (4LL * l->grid * g->wpb);
+    l->chunk = (int)(k < 1 ? 1 : k > 8 ? 8 : k);
+}
+
+/* Each launch's SET range cut into windows: consecutive rows at the width
+ * of the widest of them, W / G of them at most (a split row alone); WIN_FWD on a tracked
+ * thread-per-row pull window whose rows depend on each other (then the
+ * rows' SET positions go to the device too). */
+static ata_status build_windows(ata_plan *p, gpu_plan *d)
+{
+    gpu_ctx *g = GC(p->ctx);
+    const int n = p->n, *order = p->sched.order, *ptr = p->T->rowptr, *idx = p->T->col;
+    const int diag_in_row = p->kind != PLAN_ILU0 && p->opt.diag == ATA_NON_UNIT;
+    ata_status st = ATA_OK;
+    unsigned char *cls = malloc((size_t)n + 1);
+    int *posof = malloc(((size_t)n + 1) * sizeof *posof);
+    ata_gpu_window *win = malloc(((size_t)n + 1) * sizeof *win);
+    if (!cls || !posof || !win) { st = ata_fail(ATA_ERR_NOMEM, "gpu plan: out of memory"); goto out; }
+    for (int k = 0; k < n; k++) {
+        posof[order[k]] = k;
+        cls[k] = (unsigned char)row_class(g, p, d->mode, diag_in_row, order[k]);
+    }
+    int nw = 0, any_fwd = 0;
+    for (int L = 0; L < d->nlaunch; L++) {
+        ata_gpu_launch *l = &d->launches[L];
+        l->win_lo = nw;
+        for (int k = l->pos_lo; k < l->pos_hi;) {
+            /* Rows join while the widest class among them still fits: a
+             * short row may get more lanes than it needs, but windows of
+             * varied rows (circuits) are not cut at every class change. */
+            int c = cls[k], cnt = 1;
+            while (c != CLASS_SPLIT && k + cnt < l->pos_hi && cls[k + cnt] != CLASS_SPLIT) {
+                const int c2 = cls[k + cnt] > c ? cls[k + cnt] : c;
+                if (cnt + 1 > g->warp >> c2) break;
+                c = c2;
+                cnt++;
+            }
+            int meta = cnt | (c == CLASS_SPLIT ? ATA_GPU_WIN_SPLIT : c << 8);
+            if (c == 0 && cnt > 1 && l->tracked && d->mode == ATA_GPU_PULL) {
+                for (int r = k; r < k + cnt && !(meta & ATA_GPU_WIN_FWD); r++) {
+                    const int i = order[r];
+                    for (int q = ptr[i]; q < ptr[i + 1]; q++)
+                        if (idx[q] != i && posof[idx[q]] >= k && posof[idx[q]] < k + cnt) {
+                            meta |= ATA_GPU_WIN_FWD;
+                            break;
+                        }
+                }
+            }
+            any_fwd |= (meta & ATA_GPU_WIN_FWD) != 0;
+            win[nw].pos = k;
+            win[nw].meta = meta;
+            nw++;
+            k += cnt;
+        }
+        l->win_hi = nw;
+        size_launch_elastic(g, d->mode, l);
+    }
+    gpu_free(d->win);
+    gpu_free(d->posof);
+    d->win = NULL;
+    d->posof = NULL;
+    d->nwin = nw;
+    if ((st = gpu_malloc((void **)&d->win, ((size_t)nw + 1) * sizeof *win, "elastic windows")) ||
+        (st = gpu_upload(g, d->win, win, (size_t)nw * sizeof *win)))
+        goto out;
+    if (any_fwd && ((st = gpu_malloc((void **)&d->posof, (size_t)n * sizeof *posof, "SET positions")) ||
+                    (st = gpu_upload(g, d->posof, posof, (size_t)n * sizeof *posof))))
+        goto out;
+out:
+    free(cls);
+    free(posof);
+    free(win);
+    return st;
+}
+
 /* Adaptive tasks -> launches (see the file comment). */
 static ata_status build_launches(ata_plan *p, gpu_plan *d)
 {
@@ -150,6 +260,7 @@ static ata_status build_launches(ata_plan *p, gpu_plan *d)
     const agg_result *s = &p->sched;
     const int *ptr = p->T->rowptr;
     const int diag_in_row = p->kind != PLAN_ILU0 && p->opt.diag == ATA_NON_UNIT;
+    const int elastic = g->elastic && d->mode != ATA_GPU_PUSH;   /* push keeps one width per launch */
     free(d->launches);
     d->launches = malloc(((size_t)s->natasks + 1) * sizeof *d->launches);
     if (!d->launches) return ata_fail(ATA_ERR_NOMEM, "gpu plan: out of memory");
@@ -165,7 +276,7 @@ static ata_status build_launches(ata_plan *p, gpu_plan *d)
         const int G = gpu_pick_group(g, (double)ent / (hi - lo));
         const int tracked = (s->flags[a] & ATASK_TRACKED) != 0;
         ata_gpu_launch *prev = nl ? &d->launches[nl - 1] : NULL;
-        if (prev && !(s->flags[a] & ATASK_BARRIER) && prev->tracked == tracked && prev->group == G &&
+        if (prev && !(s->flags[a] & ATASK_BARRIER) && prev->tracked == tracked && (elastic || prev->group == G) &&
             prev->pos_hi == lo) {
             prev->pos_hi = hi;      /* same segment: no coarse edge in between */
             continue;
@@ -182,6 +293,7 @@ static ata_status build_launches(ata_plan *p, gpu_plan *d)
         d->launches[k].counter = d->launches[k].tracked ? ncounter++ : 0;
     }
     d->nlaunch = nl;
+    if (elastic) ATA_TRY(build_windows(p, d));
     d->ncounters = 0;
     gpu_free(d->counters);
     d->counters = NULL;

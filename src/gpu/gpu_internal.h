@@ -160,6 +160,9 @@ typedef struct {
 typedef struct {
     int n, nnz, mode;
     int *ptr, *idx, *diag, *order, *indeg, *pending;
+    ata_gpu_window *win;        /* elastic map: the windows of every launch */
+    int nwin;
+    int *posof;                 /* elastic: SET position of each row (WIN_FWD windows need it), or NULL */
     double *val;
     uint32_t *done;
     unsigned *counters;
@@ -189,6 +192,8 @@ typedef struct {
     int n, G, grid;
     int *ptr, *idx;
     double *val;
+    ata_gpu_window *win;        /* elastic map: windows of rows, or NULL (one G) */
+    int nwin;
 } gpu_spmv_h;
 
 static inline gpu_ctx *GC(ata_context *ctx) { return (gpu_ctx *)ctx->dev; }
