@@ -540,9 +540,53 @@ __device__ __forceinline__ int find_col(const int *idx, int lo, int hi, int c)
 /* Row i of ILU0 (IKJ, as src/ilu0_row.h) by the G lanes of one group;
  * group-uniform control flow, called in a branch taken by whole groups. */
 __device__ __forceinline__ void ilu0_row_group(const ata_gpu_args &a, int lo, int di,
-                                               int hi, const warp_ctx &w, ata_lanemask gm)
+                                               int hi, int moff, const warp_ctx &w, ata_lanemask gm)
 {
     double *Ax = a.val;
+    if (moff >= 0) {
+        /* The position map (item 4 of issue 22): where each u_kj lands in
+         * row i is one load, not a binary search (a chain of dependent
+         * loads per pair). A lane takes entries dk+1+lig, +G, .. of row k,
+         * ROW_K at a time; the first ROW_K targets and u values are loaded
+         * before l_ik (they do not depend on it). Each a_ij still gets
+         * l_ik u_kj subtracted once, by one lane, in the order of k:
+         * bitwise the reference. */
+        int m = moff;
+        for (int p = lo; p < di; p++) {
+            const int k = ata_ldg(&a.idx[p]);
+            ata_dep();
+            const int dk = ata_ldg(&a.diag[k]), ek = ata_ldg(&a.ptr[k + 1]);
+            ata_dep();
+            int wp[ROW_K];
+            double uv[ROW_K];
+            for (int t = 0; t < ROW_K; t++) {
+                const int q = dk + 1 + w.lig + w.G * t;
+                wp[t] = q < ek ? ata_ldg(&a.umap[m + q - dk - 1]) : -1;
+                uv[t] = q < ek ? ata_ld(&Ax[q]) : 0.0;
+            }
+            ata_group_sync(gm);             /* the previous k's updates of row i are in */
+            const double lik = ata_ld(&Ax[p]) / ata_ld(&Ax[dk]);
+            ata_group_sync(gm);             /* all lanes read Ax[p] before it changes */
+            if (w.lig == 0) ata_st(&Ax[p], lik);
+            for (int q0 = dk + 1 + w.lig; q0 < ek; q0 += w.G * ROW_K) {
+                if (q0 != dk + 1 + w.lig) {
+                    for (int t = 0; t < ROW_K; t++) {
+                        const int q = q0 + w.G * t;
+                        wp[t] = q < ek ? ata_ldg(&a.umap[m + q - dk - 1]) : -1;
+                        uv[t] = q < ek ? ata_ld(&Ax[q]) : 0.0;
+                    }
+                }
+                ata_dep();
+                double av[ROW_K];
+                for (int t = 0; t < ROW_K; t++) av[t] = wp[t] >= 0 ? ata_ld(&Ax[wp[t]]) : 0.0;
+                for (int t = 0; t < ROW_K; t++)
+                    if (wp[t] >= 0) ata_st(&Ax[wp[t]], av[t] - ATA_DMUL(lik, uv[t]));
+            }
+            m += ek - dk - 1;
+        }
+        ata_group_sync(gm);
+        return;
+    }
     for (int p = lo; p < di; p++) {
         const int k = ata_ldg(&a.idx[p]);
         ata_dep();
@@ -576,13 +620,14 @@ __device__ __forceinline__ int ilu0_window(const ata_gpu_args &a, int p0, int cn
                                            const warp_ctx &w, uint32_t epoch, spin_guard &sg)
 {
     const bool has = w.g < cnt;
-    int i = 0, lo = 0, hi = 0, di = 0;
+    int i = 0, lo = 0, hi = 0, di = 0, moff = -1;
     if (has) {
         i = ata_ldg(&a.order[p0 + w.g]);
         ata_dep();
         lo = ata_ldg(&a.ptr[i]);
         hi = ata_ldg(&a.ptr[i + 1]);
         di = ata_ldg(&a.diag[i]);
+        if (a.umap_row) moff = ata_ldg(&a.umap_row[i]);
     }
     ata_dep();
     const ata_lanemask gm = ata_group_mask(w.lane, w.G);
@@ -618,7 +663,7 @@ __device__ __forceinline__ int ilu0_window(const ata_gpu_args &a, int p0, int cn
             /* Each lane acquired its own predecessors; the group sync hands
              * them to every lane of the group (no per-lane fence). */
             if (TRACKED) ata_group_sync(gm);
-            ilu0_row_group(a, lo, di, hi, w, gm);   /* ends with a group sync */
+            ilu0_row_group(a, lo, di, hi, moff, w, gm);   /* ends with a group sync */
             if (w.lig == 0) {
                 const double u = ata_ld(&a.val[di]);
                 if (!(u != 0 && u - u == 0)) atomicMin(&a.state->pivot_row, i);

@@ -63,6 +63,11 @@ typedef struct {
     const int *idx;
     double *val;            /* ILU0 factors in place; read-only otherwise */
     const int *diag;        /* ILU0: position of each row's diagonal */
+    /* ILU0's position map (made at analysis): for row i, umap_row[i] (-1:
+     * none, the binary searches) is where its entries start in umap: for
+     * each predecessor k of row i in order, for each entry q of row k right
+     * of its diagonal, the position of column idx[q] in row i, or -1. */
+    const int *umap_row, *umap;
     const int *order;       /* SET order */
     const int *posof;       /* elastic, WIN_FWD windows: SET position of each row */
     const ata_gpu_window *win;  /* elastic: the plan's windows (launches index them) */

@@ -28,7 +28,7 @@ void gpu_plan_release(ata_plan *p)
     gpu_vendor_release(d);
     gpu_free(d->ptr); gpu_free(d->idx); gpu_free(d->val); gpu_free(d->diag); gpu_free(d->order);
     gpu_free(d->indeg); gpu_free(d->pending); gpu_free(d->done); gpu_free(d->counters); gpu_free(d->state);
-    gpu_free(d->win); gpu_free(d->posof);
+    gpu_free(d->win); gpu_free(d->posof); gpu_free(d->umap_row); gpu_free(d->umap);
     free(d->launches);
     free(d);
     p->dev = NULL;
@@ -38,6 +38,55 @@ static int plan_mode(const ata_plan *p)
 {
     if (p->kind == PLAN_ILU0) return ATA_GPU_ILU0;
     return p->opt.traversal == ATA_PUSH ? ATA_GPU_PUSH : ATA_GPU_PULL;
+}
+
+/* ILU0's position map (gpu_kernels.h): for each row i and each predecessor
+ * k of it, where each entry of row k right of its diagonal lands in row i
+ * (-1: not in its pattern), found once here with a dense marker of row i's
+ * columns instead of a binary search per pair on the device. A row whose
+ * map would be more than 16 times its own length (+64), or past a total of
+ * 4 nnz + n entries, keeps the searches (umap_row -1): a dense early row
+ * used by many rows would make the map quadratic. */
+static ata_status ilu0_map(gpu_ctx *g, const ata_plan *p, gpu_plan *d)
+{
+    const ata_csr *T = p->T;
+    const int n = T->nrows, *ptr = T->rowptr, *col = T->col, *dg = p->diag;
+    const long long budget = 4LL * T->nnz + n;
+    ata_status st = ATA_OK;
+    int *row = malloc(((size_t)n + 1) * sizeof *row), *mark = malloc(((size_t)n + 1) * sizeof *mark);
+    int *map = NULL;
+    if (!row || !mark) { st = ata_fail(ATA_ERR_NOMEM, "gpu plan: out of memory"); goto out; }
+    long long total = 0;
+    for (int i = 0; i < n; i++) {
+        long long m = 0;
+        for (int q = ptr[i]; q < dg[i]; q++) m += ptr[col[q] + 1] - dg[col[q]] - 1;
+        const int fits = m <= 16LL * (ptr[i + 1] - ptr[i]) + 64 && total + m <= budget;
+        row[i] = fits ? (int)total : -1;
+        if (fits) total += m;
+    }
+    map = malloc(((size_t)total + 1) * sizeof *map);
+    if (!map) { st = ata_fail(ATA_ERR_NOMEM, "gpu plan: out of memory"); goto out; }
+    for (int c = 0; c < n; c++) mark[c] = -1;
+    for (int i = 0; i < n; i++) {
+        if (row[i] < 0) continue;
+        for (int q = ptr[i]; q < ptr[i + 1]; q++) mark[col[q]] = q;
+        long long m = row[i];
+        for (int q = ptr[i]; q < dg[i]; q++) {
+            const int k = col[q];
+            for (int u = dg[k] + 1; u < ptr[k + 1]; u++) map[m++] = mark[col[u]] > q ? mark[col[u]] : -1;
+        }
+        for (int q = ptr[i]; q < ptr[i + 1]; q++) mark[col[q]] = -1;
+    }
+    if ((st = gpu_malloc((void **)&d->umap_row, (size_t)n * sizeof *row, "ILU0 position map")) ||
+        (st = gpu_malloc((void **)&d->umap, ((size_t)total + 1) * sizeof *map, "ILU0 position map")) ||
+        (st = gpu_upload(g, d->umap_row, row, (size_t)n * sizeof *row)) ||
+        (st = gpu_upload(g, d->umap, map, (size_t)total * sizeof *map)))
+        goto out;
+out:
+    free(row);
+    free(mark);
+    free(map);
+    return st;
 }
 
 /* The matrix and every array whose size is known before the schedule: made
@@ -79,6 +128,7 @@ static ata_status ensure_base(ata_plan *p)
         (st = gpu_upload(g, d->val, T->val, nnz * sizeof(double))))
         goto fail;
     if (d->diag && (st = gpu_upload(g, d->diag, p->diag, n * sizeof(int)))) goto fail;
+    if (d->diag && (st = ilu0_map(g, p, d))) goto fail;
     iota = malloc((n + 1) * sizeof *iota);
     if (!iota) { st = ata_fail(ATA_ERR_NOMEM, "gpu plan: out of memory"); goto fail; }
     for (size_t i = 0; i < n; i++) iota[i] = (int)i;
@@ -113,6 +163,8 @@ static ata_gpu_args base_args(const ata_plan *p)
     a.diag = d->diag;
     a.order = d->order;
     a.posof = d->posof;
+    a.umap_row = d->umap_row;
+    a.umap = d->umap;
     a.win = d->win;
     a.done = d->done;
     a.pending = d->pending;

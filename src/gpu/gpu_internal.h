@@ -163,6 +163,7 @@ typedef struct {
     ata_gpu_window *win;        /* elastic map: the windows of every launch */
     int nwin;
     int *posof;                 /* elastic: SET position of each row (WIN_FWD windows need it), or NULL */
+    int *umap_row, *umap;       /* ILU0: the position map (gpu_kernels.h), or NULL */
     double *val;
     uint32_t *done;
     unsigned *counters;
