@@ -706,6 +706,7 @@ __device__ __forceinline__ int run_elastic(const ata_gpu_args &a, int k, int lan
 template <int MODE, bool TRACKED, bool VALUE, bool ELASTIC>
 __global__ void ATA_BOUNDS(ATA_GPU_BLOCK) k_exec(const ATA_GRID_CONST ata_gpu_args a, const ATA_GRID_CONST ata_gpu_launch L)
 {
+    if (a.stop && ata_ld(a.stop)) return;      /* PCG on the device has stopped (gpu_kernels.h) */
     warp_ctx w;
     w.lane = (int)(threadIdx.x % ATA_WARP);
     w.G = L.group;
@@ -764,14 +765,17 @@ __global__ void ATA_BOUNDS(ATA_GPU_BLOCK) k_exec(const ATA_GRID_CONST ata_gpu_ar
 
 __global__ void __launch_bounds__(ATA_GPU_BLOCK) k_begin(ata_gpu_args a, int push)
 {
+    if (a.stop && ata_ld(a.stop)) return;
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long stride = (long long)gridDim.x * blockDim.x;
     if (tid == 0) {
         uint32_t e = ata_ld(&a.state->epoch) + 1;
         ata_st(&a.state->epoch, e ? e : 1u);    /* 0 is the value of a never-run row */
-        ata_st(&a.state->err, 0);
-        ata_st(&a.state->stuck_row, -1);
-        ata_st(&a.state->stuck_dep, -1);
+        if (!a.stop) {      /* device PCG keeps an error until the host reads it */
+            ata_st(&a.state->err, 0);
+            ata_st(&a.state->stuck_row, -1);
+            ata_st(&a.state->stuck_dep, -1);
+        }
         ata_st(&a.state->pivot_row, a.n);
         ata_st(&a.state->progress, 0);
     }

@@ -80,6 +80,7 @@ typedef struct {
     const double *b;        /* sptrsv right-hand side (device) */
     double *x;              /* sptrsv solution (device) */
     int wait;               /* pull: ATA_GPU_WAIT_FLAG / VALUE */
+    const int *stop;        /* device CG: every kernel returns at once while *stop (NULL: never) */
     unsigned long long timeout_ticks; /* bound on a wait with no progress anywhere (ata_timer ticks) */
 } ata_gpu_args;
 
@@ -122,6 +123,43 @@ int ata_gpu_dot(long long n, const double *x, const double *y, double *partial, 
 /* y = a x + b y */
 int ata_gpu_axpby(long long n, double a, const double *x, double b, double *y, int grid,
                   void *stream);
+
+/* ---- PCG on the device (src/gpu/gpu_cg.c): CG's scalars live in device
+ * memory; every kernel below returns at once when `stop` is set, so a
+ * batch of iterations queued ahead costs only launches once CG stopped.
+ * Reductions are the dot product's (fixed grid, fixed trees: the same bits
+ * as ata_gpu_dot), finished by the last block to arrive (a ticket). */
+enum { ATA_GPU_CG_RUN = 0, ATA_GPU_CG_STOP_START = 1, ATA_GPU_CG_STOP_ITER = 2 };
+typedef struct {
+    double bb, rr0, rz0;        /* b'b, r0'r0, r0'z0 */
+    double tol, dtol_abs;       /* stop at sqrt(r'r) <= tol; diverged above dtol_abs (0: no test) */
+    double rz, alpha, beta;     /* the iteration's */
+    int m;                      /* iterations recorded in this batch */
+    int stop;                   /* ATA_GPU_CG_* */
+    unsigned ticket;            /* last-block reductions */
+    int pad;
+} ata_gpu_cg_state;
+typedef struct { double pq, rr, rz; } ata_gpu_cg_rec;   /* p'Ap, r'r, r'z of one iteration */
+enum { ATA_GPU_CG_BB, ATA_GPU_CG_RR0, ATA_GPU_CG_RZ0, ATA_GPU_CG_RR, ATA_GPU_CG_RZ };
+/* *st: what = BB: bb = x'y; RR0: rr0 = x'y, tol = max(rtol sqrt(bb), atol),
+ * dtol_abs = dtol sqrt(rr0), stop (START) when b or r0 is not finite or r0
+ * already meets tol; RZ0: rz = rz0 = x'y, stop unless finite and > 0; RR
+ * (with x += alpha p, r -= alpha q first: x, y, p, q are x, r, p, q):
+ * rec[m].rr = r'r, stop (ITER) unless finite, at tol, past dtol_abs; RZ:
+ * rec[m].rz = x'y, stop unless finite and > 0, else beta = rz'/rz, rz = rz'. */
+int ata_gpu_cg_dot(long long n, int what, const double *x, const double *y, double *xu, const double *pu,
+                   const double *qu, double *partial, int grid, ata_gpu_cg_state *st, ata_gpu_cg_rec *rec,
+                   double rtol, double atol, double dtol, void *stream);
+/* q = A p (as ata_gpu_spmv) and rec[m].pq = p'q; stop (ITER) unless finite
+ * and > 0, else alpha = rz / pq. */
+int ata_gpu_cg_spmv_dot(int n, const int *ptr, const int *idx, const double *val, int group,
+                        const ata_gpu_window *win, int nwin, const double *p, double *q, double *partial,
+                        int grid, ata_gpu_cg_state *st, ata_gpu_cg_rec *rec, void *stream);
+/* p = z + beta p (or p = z when first), then m++ (unless stopped). */
+int ata_gpu_cg_p(long long n, const double *z, double *p, int first, int grid, ata_gpu_cg_state *st,
+                 void *stream);
+/* z = r (no preconditioner), unless stopped. */
+int ata_gpu_cg_copy(long long n, const double *r, double *z, int grid, const ata_gpu_cg_state *st, void *stream);
 /* v[i] = c */
 int ata_gpu_fill(long long n, double c, double *v, void *stream);
 

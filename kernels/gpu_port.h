@@ -19,6 +19,7 @@
  *   ata_st_value(p, v)     64-bit relaxed store publishing x_i (no fence)
  *   ata_poll_flag(p, want) relaxed poll of a flag: 1 once *p == want
  *   ata_claim(p, n)        atomicAdd on a launch's claim cursor
+ *   ata_ticket(p)          acq_rel increment (the last block of a reduction)
  *   ata_ldg / ata_ld / ata_st  plain global loads (ldg: data no lane writes
  *                          during the kernel) and stores
  *   ata_dep()              the next address depends on the loads before
@@ -106,6 +107,9 @@ template <class T> static inline void ata_st(T *p, T v) { emu_cnt_st(p, sizeof(T
 static inline void ata_dep(void) { emu_cnt_dep(); }
 static inline void ata_untimed(int on) { emu_cnt_untimed(on); }
 static inline unsigned ata_claim(unsigned *p, unsigned n) { emu_cnt_claim(); return atomicAdd(p, n); }
+/* An RMW that releases what this thread wrote and acquires what the
+ * earlier RMWs' threads wrote (the last-block reductions' ticket). */
+static inline unsigned ata_ticket(unsigned *p) { emu_cnt_rmw(p, 4, 1, 1); return __atomic_fetch_add(p, 1u, __ATOMIC_ACQ_REL); }
 static inline uint64_t ata_dbits(double v) { uint64_t b; memcpy(&b, &v, 8); return b; }
 static inline double ata_bitsd(uint64_t b) { double v; memcpy(&v, &b, 8); return v; }
 /* The value a row publishes (the wait on the value, ata_exec.cu): a 64-bit
@@ -182,6 +186,8 @@ template <class T> __device__ __forceinline__ void ata_st(T *p, T v) { *p = v; }
 __device__ __forceinline__ void ata_dep(void) {}
 __device__ __forceinline__ void ata_untimed(int) {}
 __device__ __forceinline__ unsigned ata_claim(unsigned *p, unsigned n) { return atomicAdd(p, n); }
+__device__ __forceinline__ unsigned ata_ticket(unsigned *p)
+{ return __hip_atomic_fetch_add(p, 1u, __ATOMIC_ACQ_REL, __HIP_MEMORY_SCOPE_AGENT); }
 __device__ __forceinline__ uint64_t ata_dbits(double v) { return (uint64_t)__double_as_longlong(v); }
 __device__ __forceinline__ double ata_bitsd(uint64_t b) { return __longlong_as_double((long long)b); }
 /* Relaxed 64-bit atomics at agent scope: coherent (no stale L1 / non-coherent
@@ -273,6 +279,12 @@ template <class T> __device__ __forceinline__ void ata_st(T *p, T v) { *p = v; }
 __device__ __forceinline__ void ata_dep(void) {}
 __device__ __forceinline__ void ata_untimed(int) {}
 __device__ __forceinline__ unsigned ata_claim(unsigned *p, unsigned n) { return atomicAdd(p, n); }
+__device__ __forceinline__ unsigned ata_ticket(unsigned *p)
+{
+    unsigned old;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(p) : "memory");
+    return old;
+}
 __device__ __forceinline__ uint64_t ata_dbits(double v) { return (uint64_t)__double_as_longlong(v); }
 __device__ __forceinline__ double ata_bitsd(uint64_t b) { return __longlong_as_double((long long)b); }
 /* ld/st.relaxed.gpu: strong at GPU scope, so served by L2 (never a stale L1

@@ -68,23 +68,29 @@ static ata_context *make_ctx(double timeout)
 /* A context with ATA_GPU_GROUP / ATA_GPU_GRAPH / ATA_GPU_WAIT /
  * ATA_GPU_MAP set while it is made (the backend reads them once, at context
  * creation); NULL leaves one as it is. */
-static ata_context *make_ctx_mech(const char *group, const char *graph, const char *wait, const char *map)
+static ata_context *make_ctx_pcg(const char *group, const char *graph, const char *wait, const char *map,
+                                 const char *pcg)
 {
-    const char *names[] = { "ATA_GPU_GROUP", "ATA_GPU_GRAPH", "ATA_GPU_WAIT", "ATA_GPU_MAP" };
-    const char *vals[] = { group, graph, wait, map };
-    char *old[4];
-    for (int k = 0; k < 4; k++) {
+    const char *names[] = { "ATA_GPU_GROUP", "ATA_GPU_GRAPH", "ATA_GPU_WAIT", "ATA_GPU_MAP", "ATA_GPU_PCG" };
+    const char *vals[] = { group, graph, wait, map, pcg };
+    char *old[5];
+    for (int k = 0; k < 5; k++) {
         const char *o = getenv(names[k]);
         old[k] = o ? strdup(o) : NULL;
         if (vals[k]) setenv(names[k], vals[k], 1);
     }
     ata_context *ctx = make_ctx(10);
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 5; k++) {
         if (old[k]) setenv(names[k], old[k], 1);
         else unsetenv(names[k]);
         free(old[k]);
     }
     return ctx;
+}
+
+static ata_context *make_ctx_mech(const char *group, const char *graph, const char *wait, const char *map)
+{
+    return make_ctx_pcg(group, graph, wait, map, NULL);
 }
 
 static ata_context *make_ctx_env(const char *group, const char *graph)
@@ -155,6 +161,101 @@ static void test_group_widths(void **state)
             }
             ata_context_destroy(ctx);
         }
+}
+
+/* PCG on the device (ATA_GPU_PCG=device, the default) against the host
+ * loop on the same backend (ATA_GPU_PCG=host): the same iterations (p'Ap
+ * is summed in another order, so within one) and x within 1e-8, with ILU0,
+ * Jacobi and none, graphs on and off; a preconditioner that is not positive
+ * definite, A not positive definite and maxit end both the same way (the
+ * device stops where CG stops); with the emulated module's counts, at most
+ * one host synchronisation per 4 iterations. */
+static void test_device_pcg(void **state)
+{
+    (void)state;
+    BS_NEED(&gpu_backend);
+    ata_csr *A;
+    TU_OK(ata_gen_from_spec(gpu_backend.tiny ? "lap2d:16,perm=3" : "lap2d:40,perm=3", &A));
+    const int n = A->nrows;
+    double *b = malloc(n * sizeof *b), *xd = malloc(n * sizeof *xd), *xh = malloc(n * sizeof *xh);
+    for (int i = 0; i < n; i++) b[i] = 1.0 + (i % 7) * 0.125;
+    const ata_precond pcs[] = { ATA_PC_ILU0, ATA_PC_JACOBI, ATA_PC_NONE };
+    const char *graphs[] = { "1", "0" };
+    for (int gr = 0; gr < 2; gr++) {
+        if (gpu_backend.tiny && gr) break;
+        ata_context *cd = make_ctx_pcg(NULL, graphs[gr], NULL, NULL, "device");
+        ata_context *ch = make_ctx_pcg(NULL, graphs[gr], NULL, NULL, "host");
+        for (int k = 0; k < 3; k++) {
+            ata_pcg_options o = ata_pcg_defaults();
+            o.precond = pcs[k];
+            o.plan.policy = k == 1 ? ATA_POLICY_LEVELSET : ATA_POLICY_SYNCFREE;
+            o.keep_history = 1;
+            ata_pcg_result rd, rh;
+            memset(xd, 0, n * sizeof *xd);
+            memset(xh, 0, n * sizeof *xh);
+            TU_OK(ata_pcg(cd, A, b, xd, &o, &rd));
+            TU_OK(ata_pcg(ch, A, b, xh, &o, &rh));
+            printf("device pcg (%s, graph %s): %d iterations, host loop %d; relres %.3e / %.3e\n",
+                   ata_precond_name(pcs[k]), graphs[gr], rd.iterations, rh.iterations, rd.relres, rh.relres);
+            assert_true(abs(rd.iterations - rh.iterations) <= 1);
+            assert_true(rd.relres <= 1e-6 && rd.history_len == rd.iterations + 1);
+            assert_true(rd.history[0] == rh.history[0]);   /* iteration 0 has no p'Ap: the same bits */
+            assert_true(tu_rel_diff2(xd, xh, n) <= 1e-8);
+            ata_pcg_result_free(&rd);
+            ata_pcg_result_free(&rh);
+        }
+        /* stops: maxit, a matrix that is not positive definite */
+        ata_csr *B;
+        TU_OK(ata_csr_copy(A, &B));
+        for (int i = 0; i < n; i++)
+            for (int q = B->rowptr[i]; q < B->rowptr[i + 1]; q++)
+                if (B->col[q] == i && i % 5 == 2) B->val[q] = -B->val[q];
+        for (int c = 0; c < 3; c++) {
+            ata_pcg_options o = ata_pcg_defaults();
+            o.plan.policy = ATA_POLICY_SYNCFREE;
+            if (c == 0) o.maxit = 5;
+            if (c == 2) o.precond = ATA_PC_NONE;
+            const ata_csr *M = c ? B : A;
+            ata_pcg_result rd, rh;
+            memset(xd, 0, n * sizeof *xd);
+            memset(xh, 0, n * sizeof *xh);
+            const ata_status sd = ata_pcg(cd, M, b, xd, &o, &rd);
+            const ata_status sh = ata_pcg(ch, M, b, xh, &o, &rh);
+            printf("device pcg stop %d: %s at %d (host loop: %s at %d)\n", c, ata_status_string(sd), rd.iterations,
+                   ata_status_string(sh), rh.iterations);
+            assert_int_equal(sd, sh);
+            assert_true(sd != ATA_OK);
+            assert_int_equal(rd.iterations, rh.iterations);
+            ata_pcg_result_free(&rd);
+            ata_pcg_result_free(&rh);
+        }
+        ata_csr_free(B);
+        ata_context_destroy(cd);
+        ata_context_destroy(ch);
+    }
+    /* host synchronisations: one per batch of iterations, and the end */
+    ata_emu_counts_fn counts = ata_emu_counts_find();
+    if (counts && !gpu_backend.tiny) {
+        ata_context *cd = make_ctx_pcg(NULL, NULL, NULL, NULL, "device");
+        ata_pcg_options o = ata_pcg_defaults();
+        o.precond = ATA_PC_JACOBI;
+        ata_pcg_solver *s;
+        TU_OK(ata_pcg_setup(cd, A, &o, &s));
+        ata_pcg_result r;
+        ata_emu_counts c;
+        counts(NULL, 1);
+        TU_OK(ata_pcg_solve(s, b, xd, &r));
+        counts(&c, 1);
+        printf("device pcg, Jacobi: %d iterations, %lld host synchronisations, %lld launches\n", r.iterations,
+               c.host_syncs, c.launches);
+        assert_true(r.iterations >= 40);
+        assert_true(4 * c.host_syncs <= r.iterations);
+        ata_pcg_result_free(&r);
+        ata_pcg_destroy(s);
+        ata_context_destroy(cd);
+    }
+    free(b); free(xd); free(xh);
+    ata_csr_free(A);
 }
 
 /* A matrix with every row class of the elastic map (gpu_kernels.h): a
@@ -496,6 +597,7 @@ int main(void)
         cmocka_unit_test(test_group_widths),
         cmocka_unit_test(test_mechanisms),
         cmocka_unit_test(test_elastic_classes),
+        cmocka_unit_test(test_device_pcg),
         cmocka_unit_test(test_epoch_wrap),
         cmocka_unit_test(test_large),
         cmocka_unit_test(test_device_pointers),

@@ -10,6 +10,7 @@
  * emulator). */
 #ifndef ATA_EMU_H
 #define ATA_EMU_H
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include <tuple>

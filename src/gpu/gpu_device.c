@@ -143,6 +143,12 @@ ata_status gpu_ctx_init(ata_context *ctx)
         goto fail;
     }
     g->elastic = !(map && !strcmp(map, "fixed"));
+    const char *pcg = getenv("ATA_GPU_PCG");
+    if (pcg && *pcg && strcmp(pcg, "device") && strcmp(pcg, "host")) {
+        st = ata_fail(ATA_ERR_ARG, "ATA_GPU_PCG=%s: expected device or host", pcg);
+        goto fail;
+    }
+    g->pcg_device = !(pcg && !strcmp(pcg, "host"));
     g->epoch0 = (uint32_t)strtoul(getenv("ATA_GPU_EPOCH0") ? getenv("ATA_GPU_EPOCH0") : "0", NULL, 10);
     /* Eq. 5.1: S_min = the user tasks the device runs at once: rows in
      * flight, not warps. The pull kernel's resident warps times the rows a

@@ -345,6 +345,7 @@ static ata_status build_launches(ata_plan *p, gpu_plan *d)
         d->launches[k].counter = d->launches[k].tracked ? ncounter++ : 0;
     }
     d->nlaunch = nl;
+    d->gen++;
     if (elastic) ATA_TRY(build_windows(p, d));
     d->ncounters = 0;
     gpu_free(d->counters);
@@ -403,6 +404,39 @@ ata_status gpu_plan_upload(ata_plan *p)
 }
 
 /* ------------------------------------------------------------------ solve */
+static ata_status enqueue_all(ata_plan *p, const ata_gpu_args *a);
+
+/* PCG on the device (gpu_cg.c): the solve's kernels on the context's
+ * stream (or into the graph it captures), each returning at once while
+ * *stop; no host synchronisation, no error read back (a timeout leaves
+ * the state word set: gpu_plan_check reads it). */
+ata_status gpu_plan_enqueue(ata_plan *p, const double *b, double *x, const int *stop)
+{
+    gpu_plan *d = p->dev;
+    if (!d || d->vendor) return ata_fail(ATA_ERR_UNSUPPORTED, "device pcg: the vendor library's solves run apart");
+    ata_gpu_args a = base_args(p);
+    a.b = b;
+    a.x = x;
+    a.stop = stop;
+    return enqueue_all(p, &a);
+}
+
+/* Before `solves` more begin kernels run without the host counting them
+ * one by one (graph replays): the epoch wraps early rather than late. */
+ata_status gpu_plan_epochs(ata_plan *p, unsigned solves)
+{
+    gpu_plan *d = p->dev;
+    gpu_ctx *g = GC(p->ctx);
+    if (!d || !d->done) return ATA_OK;
+    if (d->epoch > UINT32_MAX - solves - 1) {
+        GCHECK(GPU(MemsetAsync)(d->done, 0, (size_t)d->n * sizeof(uint32_t), g->stream));
+        GCHECK(GPU(MemsetAsync)(&d->state->epoch, 0, sizeof d->state->epoch, g->stream));
+        d->epoch = 0;
+    }
+    d->epoch += solves;
+    return ATA_OK;
+}
+
 static ata_status enqueue_all(ata_plan *p, const ata_gpu_args *a)
 {
     gpu_plan *d = p->dev;
@@ -449,6 +483,30 @@ broken:
 }
 
 /* The one synchronisation of a solve: read the state word back. */
+static ata_status state_eval(ata_plan *p, const ata_gpu_state *hs, const char *what);
+
+/* Device PCG: the plan's state word copied to `hs` (pinned) in stream
+ * order, and read after the caller's one synchronisation. */
+ata_status gpu_plan_state_read(ata_plan *p, ata_gpu_state *hs)
+{
+    gpu_plan *d = p->dev;
+    GCHECK(GPU(MemcpyAsync)(hs, d->state, sizeof *hs, GPU(MemcpyDeviceToHost), GC(p->ctx)->stream));
+    return ATA_OK;
+}
+ata_status gpu_plan_state_check(ata_plan *p, const ata_gpu_state *hs, const char *what)
+{
+    return state_eval(p, hs, what);
+}
+/* Device PCG's solves keep their error word from one solve to the next
+ * (a failed solve makes the later ones stop at once): cleared here. */
+ata_status gpu_plan_state_clear(ata_plan *p)
+{
+    gpu_plan *d = p->dev;
+    gpu_ctx *g = GC(p->ctx);
+    GCHECK(GPU(MemsetAsync)(&d->state->err, 0, sizeof d->state->err, g->stream));
+    return ATA_OK;
+}
+
 static ata_status finish(ata_plan *p, const char *what)
 {
     gpu_plan *d = p->dev;
@@ -457,6 +515,13 @@ static ata_status finish(ata_plan *p, const char *what)
     GCHECK(GPU(MemcpyAsync)(hs, d->state, sizeof *hs, GPU(MemcpyDeviceToHost), g->stream));
     gpu_err e = GPU(StreamSynchronize)(g->stream);
     if (e != GPU_OK) return ata_fail(ATA_ERR_BACKEND, GPU_NAME " %s: %s", what, GPU(GetErrorString)(e));
+    return state_eval(p, hs, what);
+}
+
+static ata_status state_eval(ata_plan *p, const ata_gpu_state *hs, const char *what)
+{
+    gpu_plan *d = p->dev;
+    gpu_ctx *g = GC(p->ctx);
     if (hs->err == ATA_GPU_ERR_TIMEOUT) {
         /* The kernels time out only when nothing finished anywhere on the
          * device for the whole wait: a dependency that never completes. */

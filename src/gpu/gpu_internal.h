@@ -7,7 +7,7 @@
  * gpu_exec.c (our kernels' host side: plans on the device, solves, ILU0,
  * the T_u probe), gpu_vendor.c (the cuSPARSE / hipSPARSE baseline, policy
  * `vendor`), gpu_blas.c (PCG's vectors, SpMV, dot, axpby), gpu_module.c (the
- * module's entry point and ops table).
+ * module's entry point and ops table), gpu_cg.c (PCG on the device).
  *
  * Host side of the GPU backends: `cuda_backend_ops` when built
  * with ATA_HAVE_CUDA (gcc + cudart + cuSPARSE), `hip_backend_ops` when built
@@ -33,7 +33,9 @@
  * GPU run decides; ata_exec.cu); ATA_GPU_MAP=elastic|fixed: rows sized to
  * their work (a thread per short row, a group for medium rows, a warp with
  * partial sums for hubs; default) or one group width per launch from its
- * mean row length (the first design).
+ * mean row length (the first design); ATA_GPU_PCG=device|host: CG's
+ * iterations on the device with the host reading every few (gpu_cg.c;
+ * default) or driven from the host (four reads per iteration).
  *
  * Policy `vendor`: SpSV (cuSPARSE generic API / hipSPARSE) on the CSR of the
  * triangle (a push plan's CSC is transposed back to CSR at upload), and
@@ -146,6 +148,7 @@ typedef struct {
     int group_override;
     int wait;                   /* ATA_GPU_WAIT: ATA_GPU_WAIT_VALUE (default) or _FLAG */
     int elastic;                /* ATA_GPU_MAP: 1 elastic (default), 0 fixed */
+    int pcg_device;             /* ATA_GPU_PCG: 1 device (default), 0 host (the first design) */
     uint32_t epoch0;            /* tests: ATA_GPU_EPOCH0 (see plan_epoch_start) */
 } gpu_ctx;
 
@@ -164,6 +167,7 @@ typedef struct {
     int nwin;
     int *posof;                 /* elastic: SET position of each row (WIN_FWD windows need it), or NULL */
     int *umap_row, *umap;       /* ILU0: the position map (gpu_kernels.h), or NULL */
+    unsigned gen;               /* launches rebuilt this many times (device PCG's graph checks it) */
     double *val;
     uint32_t *done;
     unsigned *counters;
@@ -216,6 +220,13 @@ void gpu_vendor_release(gpu_plan *d);
 ata_status gpu_vendor_sptrsv(ata_plan *p, const double *b, double *x);
 ata_status gpu_vendor_ilu0(ata_plan *p);
 
+/* A plan's solve enqueued for PCG on the device (gpu_exec.c; gpu_cg.c). */
+ata_status gpu_plan_enqueue(ata_plan *p, const double *b, double *x, const int *stop);
+ata_status gpu_plan_epochs(ata_plan *p, unsigned solves);
+ata_status gpu_plan_state_read(ata_plan *p, ata_gpu_state *hs);
+ata_status gpu_plan_state_check(ata_plan *p, const ata_gpu_state *hs, const char *what);
+ata_status gpu_plan_state_clear(ata_plan *p);
+
 /* The ops (gpu_module.c gathers them into the backend's table). */
 ata_status gpu_ctx_init(ata_context *ctx);
 void gpu_ctx_fini(ata_context *ctx);
@@ -237,5 +248,9 @@ void gpu_spmv_destroy(ata_context *ctx, void *h);
 ata_status gpu_spmv(ata_context *ctx, void *h, const double *x, double *y);
 ata_status gpu_dot(ata_context *ctx, size_t n, const double *x, const double *y, double *out);
 ata_status gpu_axpby(ata_context *ctx, size_t n, double a, const double *x, double b, double *y);
+ata_status gpu_cg_start(ata_context *ctx, backend_cg *cg, const double *b_host, const double *x0_host);
+ata_status gpu_cg_steps(ata_context *ctx, backend_cg *cg, int k, backend_cg_batch *out, backend_cg_rec *rec);
+ata_status gpu_cg_finish(ata_context *ctx, backend_cg *cg, double *x_host, double *rr);
+void gpu_cg_free(ata_context *ctx, backend_cg *cg);
 
 #endif
