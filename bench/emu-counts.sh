@@ -3,10 +3,11 @@
 # SIMT emulator with the device reporting an H100's shape (ATA_EMU_SHAPE=h100:
 # 132 SMs x 4 resident blocks): issue 22's goal counts, per policy, and
 # whether each goal is met. Counts on the emulator, never times (README,
-# "GPU emulator: counted work"). Builds build-emu32/ (make ATA_GPU=emu32)
+# "GPU emulator (CI)": counted work). Builds build-emu32/ (make ATA_GPU=emu32)
 # when needed; writes OUTDIR (default bench/out/emu-counts): one .txt and
-# one .csv per case, and goals.txt. ATA_GPU_WAIT / ATA_GPU_MAP pass through
-# (compare today's and the new mechanisms). ~1 min on 2 cores.
+# one .csv per case, and goals.txt. ATA_GPU_WAIT, ATA_GPU_MAP and
+# ATA_GPU_PCG pass through (compare the first design and the new one).
+# ~1 min on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${EMU_BUILD:-build-emu32}
@@ -19,7 +20,7 @@ run() {
   nice -n 19 "$B/ata-bench" "$@" --backend cuda --reps 1 --csv "$OUT/$name.csv" > "$OUT/$name.txt" 2>&1 || true
   sed -n '/work counted on the emulator/,$p' "$OUT/$name.txt" | grep -v '^setup s\|^  ms/it\|^$' | sed 's/^/  /'
 }
-echo "emu-counts: wait=${ATA_GPU_WAIT:-default} map=${ATA_GPU_MAP:-default}, device ATA_EMU_SHAPE=h100"
+echo "emu-counts: wait=${ATA_GPU_WAIT:-default} map=${ATA_GPU_MAP:-default} pcg=${ATA_GPU_PCG:-default}, device ATA_EMU_SHAPE=h100"
 run sptrsv-lap3d48 sptrsv --gen lap3d:48 --policy levelset,syncfree,ca,la,greedy
 run sptrsv-lap3d64 sptrsv --gen lap3d:64 --policy ca
 run sptrsv-circuit sptrsv --gen circuit:20000 --policy syncfree,ca

@@ -164,7 +164,7 @@ __device__ __forceinline__ bool cg_reduce(double s, double *partial, ata_gpu_cg_
 }
 
 __global__ void __launch_bounds__(ATA_GPU_BLOCK)
-k_cg_dot(long long n, int what, const double *__restrict__ x, const double *__restrict__ y, double *xu,
+k_cg_dot(long long n, int what, const double *x, const double *y, double *xu,   /* RR: x = y = r, written */
          const double *__restrict__ pu, const double *__restrict__ qu, double *partial, ata_gpu_cg_state *st,
          ata_gpu_cg_rec *rec, double rtol, double atol, double dtol)
 {

@@ -21,7 +21,7 @@ typedef struct {
     ata_gpu_cg_state *st, *hst;     /* device, pinned copy */
     ata_gpu_cg_rec *rec, *hrec;     /* CG_MAX_BATCH records, device and pinned */
     ata_gpu_state *hplan;           /* pinned: the L and U plans' state words */
-    double *partial;                /* dot_grid partial sums */
+    double *partial;                /* a partial sum per block of the largest grid */
     double *stage;                  /* pinned: b, x0 in; x out (2n) */
     GPU(GraphExec_t) exec;          /* one iteration, or NULL */
     unsigned gen[2];                /* the plans' layouts the graph was captured on */
@@ -59,7 +59,8 @@ static ata_status cg_dev_make(gpu_ctx *g, int n, cg_dev **out)
     ata_status st = ATA_OK;
     if ((st = gpu_malloc((void **)&c->st, sizeof *c->st, "device pcg state")) ||
         (st = gpu_malloc((void **)&c->rec, CG_MAX_BATCH * sizeof *c->rec, "device pcg records")) ||
-        (st = gpu_malloc((void **)&c->partial, (size_t)g->dot_grid * sizeof *c->partial, "device pcg partial sums")))
+        (st = gpu_malloc((void **)&c->partial, (size_t)(g->dot_grid > gpu_resident_blocks(g, 3) ? g->dot_grid
+                         : gpu_resident_blocks(g, 3)) * sizeof *c->partial, "device pcg partial sums")))
         goto fail;
     GCHECK_GO(GPU_HOSTALLOC(&c->hst, sizeof *c->hst));
     GCHECK_GO(GPU_HOSTALLOC(&c->hrec, CG_MAX_BATCH * sizeof *c->hrec));
