@@ -16,6 +16,8 @@
 #include "backend_suite.h"
 #include "../kernels/emu/emu_counts.h"
 #include "../kernels/gpu_kernels.h"
+/* gpu_port.h's ATA_X_SENTINEL_BITS (a device header; its value, kept in step) */
+#define ATA_X_SENTINEL_BITS_FOR_TESTS 0x7FF0DEAD0000A7A5ull
 
 #if defined(ATA_HAVE_HIP)
 #define GPU_BACKEND ATA_BACKEND_HIP
@@ -128,6 +130,32 @@ static void test_mechanisms(void **state)
             tu_pull_split_above = keep;
             ata_context_destroy(ctx);
         }
+    /* The wait on the value: a b_0 with the sentinel's own bits passes
+     * through row 0 (unit diagonal, no predecessor) unchanged; it must be
+     * published as a NaN all the same (not taken for "not solved yet",
+     * which would leave every successor waiting), and named. */
+    for (int m = 0; m < 2; m++) {
+        ata_context *ctx = make_ctx_mech(NULL, NULL, "value", maps[m]);
+        ata_csr *A;
+        TU_OK(ata_gen_from_spec("lap2d:12", &A));
+        ata_plan_options po = ata_plan_defaults();
+        po.policy = ATA_POLICY_SYNCFREE;
+        po.diag = ATA_UNIT;
+        ata_plan *p;
+        TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
+        double *b = malloc(A->nrows * sizeof *b), *x = malloc(A->nrows * sizeof *x);
+        for (int i = 0; i < A->nrows; i++) b[i] = 1.0;
+        const uint64_t bits = ATA_X_SENTINEL_BITS_FOR_TESTS;
+        memcpy(&b[0], &bits, sizeof bits);
+        assert_int_equal(ata_sptrsv(p, b, x), ATA_ERR_NONFINITE);
+        assert_non_null(strstr(ata_last_error(), "row 0"));
+        b[0] = 1.0;
+        TU_OK(ata_sptrsv(p, b, x));             /* and the next solve is whole again */
+        free(b); free(x);
+        ata_plan_destroy(p);
+        ata_csr_free(A);
+        ata_context_destroy(ctx);
+    }
     /* a value of the environment that means nothing is refused at creation */
     setenv("ATA_GPU_WAIT", "sometimes", 1);
     ata_context_options o = ata_context_defaults();
