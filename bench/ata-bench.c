@@ -167,6 +167,31 @@ static void measure_triad(bench_state *st)
         msg("triad bandwidth could not be measured: no bandwidth floor");
 }
 
+/* The emulated module's counts of one more PCG solve, on a setup of its
+ * own (the counts leave the setup out; the solve's copies of b and x and
+ * its true residual are in). */
+static void pcg_counted(ata_context *ctx, const ata_csr *A, const double *b, const ata_pcg_options *po,
+                        bench_run *r)
+{
+    ata_pcg_options o = *po;
+    o.monitor = NULL;
+    o.monitor_ctx = NULL;
+    ata_pcg_solver *s = NULL;
+    double *x = calloc((size_t)A->nrows, sizeof *x);
+    ata_pcg_result res;
+    memset(&res, 0, sizeof res);
+    if (x && ata_pcg_setup(ctx, A, &o, &s) == ATA_OK) {
+        emucount_reset();
+        if (ata_pcg_solve(s, b, x, &res) == ATA_OK) {
+            emucount_take(r);
+            r->emu_iterations = res.iterations;
+        }
+    }
+    ata_pcg_result_free(&res);
+    ata_pcg_destroy(s);
+    free(x);
+}
+
 /* One PCG run's repetitions (pcg_begin, pcg_rep per repetition, pcg_end):
  * --precision both runs two of them, their repetitions interleaved. */
 typedef struct {
@@ -301,6 +326,7 @@ static void pcg_end(bench_state *st, const ata_csr *A, bench_run *r, pcg_job *J)
     const int n = A->nrows, serial = r->policy == POLICY_SERIAL, done = J->done;
     if (!J->t_an) return;      /* pcg_begin failed */
     r->reps = done;
+    if (st->res->emu && !serial && r->status == ATA_OK) pcg_counted(st->ctx, A, J->b, &J->po, r);
     r->analysis_s = median(J->t_an, done);
     r->factor_s = median(J->t_fa, done);
     r->solve_s = median_range(J->t_so, done, &r->time_min_s, &r->time_max_s);
@@ -503,10 +529,13 @@ static void run_sptrsv(bench_state *st, const ata_csr *A, sptrsv_setup *su, benc
         if (rep >= 0)
             progress_set("%s %s policy %s: solve %d/%d", step_tag(st, st->step, tag, sizeof tag), label,
                          cli_policy_name(r->policy), rep + 1, o->reps);
+        const int counted = st->res->emu && r->policy != POLICY_SERIAL && rep == o->reps - 1;
+        if (counted) emucount_reset();
         double t0 = now_s();
         if (r->policy != POLICY_SERIAL) s = ata_sptrsv(plan, su->b, su->x);
         else serial_tri_solve(&su->ser, su->b, su->x);
         double t1 = now_s();
+        if (counted && s == ATA_OK) emucount_take(r);
         if (s != ATA_OK) { fail_run(r, s); break; }
         if (rep < 0 && r->policy == POLICY_SERIAL) {
             /* The baseline's loop does not check; its first answer is (as the
@@ -601,6 +630,14 @@ static void run_ilu0(bench_state *st, const ata_csr *A, ilu0_setup *su, bench_ru
         if (r->status != ATA_OK) break;
     }
     r->factor_s = median_range(t, r->reps, &r->time_min_s, &r->time_max_s);
+    /* The emulated module's counts of one more factorisation (the S-auto
+     * probes of the first are cached by now; the analysis's uploads are in) */
+    if (st->res->emu && r->policy != POLICY_SERIAL && r->status == ATA_OK) {
+        ata_csr *LU = NULL;
+        emucount_reset();
+        if (ata_spilu0(st->ctx, A, &po, &LU) == ATA_OK) emucount_take(r);
+        ata_csr_free(LU);
+    }
     free(t);
 }
 
@@ -770,6 +807,7 @@ static void run_matrix(bench_state *st, int mi)
         } else {
             report_summary(stdout, R, mi);
         }
+        if (R->emu) emucount_lines(stdout, R, mi);
         progress_release();
     }
 }
@@ -892,6 +930,7 @@ int main(int argc, char **argv)
         }
         R.backend = ata_context_backend(st.ctx);
         R.threads = ata_context_threads(st.ctx);
+        R.emu = R.backend != ATA_BACKEND_CPU && emucount_init();
     } else {
         R.backend = ATA_BACKEND_CPU;
         R.threads = 1;

@@ -14,6 +14,7 @@
 
 #include <stdio.h>
 #include "ata.h"
+#include "../kernels/emu/emu_counts.h"
 
 #define BENCH_NAME "ata-bench"
 
@@ -133,6 +134,12 @@ typedef struct {
     double wall_s;
     double floor_bytes, floor_ms, floor_ratio;
     double rss_mb;
+    /* The emulated GPU module's counts of one more solve (emucount.c), and
+     * the iterations of that PCG solve. */
+    int emu_ok;
+    ata_emu_counts emu;
+    int emu_iterations;
+    char emu_shape[32];
 } bench_run;
 
 /* machine.c: where and when a run happened (JSON, CSV, title). */
@@ -155,6 +162,7 @@ typedef struct {
     bench_machine machine;
     /* pcg: triad bandwidth (GB/s) at 1 thread and at `threads`; NaN if not measured */
     double triad_gbs[2];
+    int emu;                /* the backend is the emulated GPU module: its counts are reported */
 } bench_results;
 
 /* cli.c */
@@ -206,6 +214,23 @@ int report_json(const char *path, const bench_results *r);
 void report_info_table(FILE *f, const bench_results *r);
 /* One line per matrix: S auto's S, T_l and T_u with their min..max. */
 void report_probe_line(FILE *f, const bench_results *r, int matrix);
+
+/* emucount.c: the emulated GPU module's counts of its work (counts, never
+ * times): found after the context exists, reset before and taken after the
+ * solve they describe. */
+int emucount_init(void);
+void emucount_reset(void);
+void emucount_take(bench_run *r);
+/* Per unit of the run (a solve; ILU0: a factorisation; pcg: an iteration,
+ * with rows and levels over its iterations + 1 preconditioner solves). */
+typedef struct {
+    const char *unit;
+    double rtt_per_level, fences_per_row, acquires_per_row, atomics_per_row;
+    double launches, host_syncs, bytes, same_addr, hottest, graph_nodes, rtt;
+} emu_metrics;
+void emucount_metrics(const bench_results *R, const bench_run *r, emu_metrics *e);
+/* One line per counted run of the matrix, under its table. */
+void emucount_lines(FILE *f, const bench_results *R, int matrix);
 
 /* floor.c */
 /* Triad bandwidth (GB/s) at 1 and at `threads` threads, measured in a child

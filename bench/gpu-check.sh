@@ -10,7 +10,10 @@
 #                                 family, the benchmark: every GPU policy and
 #                                 vendor (cuSPARSE), CuPy as a second anchor;
 #                                 SpTS (pull, push), ILU0, PCG on lap3d:100,
-#                                 lap3d:128, circuit:1000000, the real matrices
+#                                 lap3d:128, circuit:1000000, the real matrices;
+#                                 on the generated ones also the first design
+#                                 (rows NAME-first: ATA_GPU_WAIT=flag
+#                                 ATA_GPU_MAP=fixed ATA_GPU_PCG=host) beside it
 #   bench/gpu-check.sh --large    the same benchmark on lap3d:160, circuit:4000000
 #   bench/gpu-check.sh --ncu      Nsight Compute: each policy's slowest kernel
 #                                 (SpTS, lap3d:100), then ILU0's while time is left
@@ -41,7 +44,7 @@ while [ $# -gt 0 ]; do
     --rehearse) MODE=rehearse ;;
     --kit) KIT=$2; shift ;;
     --out) OUTDIR=$2; shift ;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -356,12 +359,14 @@ to_rows() {
     }' "$csv" >> "$RES"
 }
 # bench NAME LABEL LIMIT ARGS...: one ata-bench process (one matrix, every
-# policy), its rows appended as soon as it ends.
+# policy), its rows appended as soon as it ends; BENCH_ENV (assignments)
+# goes into its environment.
+BENCH_ENV=
 bench_rows() {
   local name=$1 label=$2 lim=$3; shift 3
   local tag; tag=$(echo "$name-$label" | tr -c 'A-Za-z0-9._\n-' '_')
   local csv=$WORK/raw/$tag.csv
-  step "$tag" "$lim" "$BIN/ata-bench" "$@" --backend cuda --csv "$csv" --json "$WORK/raw/$tag.json"
+  step "$tag" "$lim" env $BENCH_ENV "$BIN/ata-bench" "$@" --backend cuda --csv "$csv" --json "$WORK/raw/$tag.json"
   local rc=$?
   if [ -s "$csv" ]; then to_rows "$name" "$csv"
   else echo "$RUN,$name,$label,,,,,,,,$([ $rc = 124 ] && echo timeout || echo "error rc $rc"),see logs/$tag.log" >> "$RES"; fi
@@ -387,6 +392,14 @@ run_main_bench() {   # run_main_bench: gen problems, anchors, real matrices
     bench_rows ilu0 "$g" $lim ilu0 --gen "$g" --policy "$POL" --reps $reps
     bench_rows pcg "$g" $lim pcg --gen "$g" --policy "$POL" --reps $(( reps > 3 ? 3 : reps ))
     bench_rows pcg-jacobi "$g" 60 pcg --gen "$g" --pc jacobi --policy levelset --reps $(( reps > 3 ? 3 : reps ))
+    # The first design side by side (issue 22: a GPU run decides): the wait
+    # on done flags, one group width per launch, S_min = warps, PCG driven
+    # from the host; rows NAME-first. levelset is each run's ratio base.
+    BENCH_ENV="ATA_GPU_WAIT=flag ATA_GPU_MAP=fixed ATA_GPU_PCG=host"
+    bench_rows sptrsv-first "$g" $lim sptrsv --gen "$g" --policy levelset,syncfree,ca --reps $reps
+    bench_rows ilu0-first "$g" $lim ilu0 --gen "$g" --policy levelset,syncfree,ca --reps $reps
+    bench_rows pcg-first "$g" $lim pcg --gen "$g" --policy levelset,syncfree,ca --reps $(( reps > 3 ? 3 : reps ))
+    BENCH_ENV=
   done
   cupy_anchor $GEN
   if [ "$MODE" = main ] && [ -n "$REAL" ]; then

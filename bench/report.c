@@ -711,6 +711,28 @@ static void collect_run(const bench_results *R, const bench_run *u, record *r)
     /* Appended after those (every earlier column keeps its place; no
      * comma): pcg's factor precision, double or mixed (--precision). */
     if (o->cmd == CMD_PCG) add_s(r, "precision", ata_precision_name(u->precision));
+    /* With the emulated GPU module only (R->emu), appended last: the work
+     * it counted in one more solve (emucount.c; counts on the emulator,
+     * never times; per emu_unit: solve, factorisation or pcg iteration). */
+    if (R->emu) {
+        emu_metrics e;
+        memset(&e, 0, sizeof e);
+        const int ok = u->emu_ok;
+        if (ok) emucount_metrics(R, u, &e);
+        add_d(r, "emu_rtt_per_level", ok ? e.rtt_per_level : NAN);
+        add_d(r, "emu_fences_per_row", ok ? e.fences_per_row : NAN);
+        add_d(r, "emu_atomics_per_row", ok ? e.atomics_per_row : NAN);
+        add_d(r, "emu_launches", ok ? e.launches : NAN);
+        add_d(r, "emu_host_syncs_per_it", ok ? e.host_syncs : NAN);
+        add_d(r, "emu_bytes", ok ? e.bytes : NAN);
+        add_d(r, "emu_rtt", ok ? e.rtt : NAN);
+        add_d(r, "emu_acquires_per_row", ok ? e.acquires_per_row : NAN);
+        add_d(r, "emu_atomics_same_addr", ok ? e.same_addr : NAN);
+        add_d(r, "emu_atomics_hottest", ok ? e.hottest : NAN);
+        add_d(r, "emu_graph_nodes", ok ? e.graph_nodes : NAN);
+        add_s(r, "emu_unit", ok ? e.unit : "");
+        add_s(r, "emu_shape", u->emu_shape);   /* SMs x blocks per SM x warp */
+    }
 }
 
 static void collect_info(const bench_results *R, int mi, int t, record *r)

@@ -20,10 +20,54 @@ k_spmv(int n, const int *__restrict__ ptr, const int *__restrict__ idx,
     for (long long r0 = warp * NG; r0 < n; r0 += stride) {     /* warp-uniform */
         const long long i = r0 + lane / G;
         double s = 0.0;
-        if (i < n)
-            for (int q = ptr[i] + lig; q < ptr[i + 1]; q += G) s += val[q] * x[idx[q]];
+        if (i < n) {
+            const int lo = ata_ldg(&ptr[i]), hi = ata_ldg(&ptr[i + 1]);
+            ata_dep();
+            for (int q = lo + lig; q < hi; q += G) {
+                const int j = ata_ldg(&idx[q]);
+                ata_dep();
+                s += ata_ldg(&val[q]) * ata_ldg(&x[j]);
+            }
+        }
         for (int off = G / 2; off > 0; off /= 2) s += ata_shfl_xor(s, off, G);
-        if (i < n && lig == 0) y[i] = s;
+        if (i < n && lig == 0) ata_st(&y[i], s);
+    }
+}
+
+/* y = A x over windows (the elastic map, gpu_kernels.h): a thread per
+ * short row sums in stored order (the reference's bits); a group of G
+ * lanes sums its strided entries, then a fixed xor tree. A lane loads
+ * ROW_K entries at a time, then their x, then adds them in order. */
+__global__ void __launch_bounds__(ATA_GPU_BLOCK)
+k_spmv_win(const int *__restrict__ ptr, const int *__restrict__ idx, const double *__restrict__ val,
+           const ata_gpu_window *__restrict__ win, int nwin, const double *__restrict__ x, double *__restrict__ y)
+{
+    const int lane = (int)(threadIdx.x % ATA_WARP);
+    const int stride = (int)gridDim.x * WPB;
+    for (int k = (int)(blockIdx.x * WPB + threadIdx.x / ATA_WARP); k < nwin; k += stride) {
+        const int pos = ata_ldg(&win[k].pos), meta = ata_ldg(&win[k].meta);
+        ata_dep();
+        const int cnt = meta & ATA_GPU_WIN_ROWS, G = 1 << ATA_GPU_WIN_LOG2G(meta);
+        const int g = lane / G, lig = lane % G, i = pos + g;
+        double s = 0.0;
+        if (g < cnt) {
+            const int lo = ata_ldg(&ptr[i]), hi = ata_ldg(&ptr[i + 1]);
+            ata_dep();
+            for (int q0 = lo + lig; q0 < hi; q0 += G * ATA_GPU_ROW_K) {
+                int j[ATA_GPU_ROW_K];
+                double v[ATA_GPU_ROW_K];
+                for (int t = 0; t < ATA_GPU_ROW_K; t++) {
+                    const int q = q0 + G * t;
+                    j[t] = q < hi ? ata_ldg(&idx[q]) : 0;
+                    v[t] = q < hi ? ata_ldg(&val[q]) : 0.0;
+                }
+                ata_dep();
+                for (int t = 0; t < ATA_GPU_ROW_K; t++)
+                    if (q0 + G * t < hi) s += v[t] * ata_ldg(&x[j[t]]);
+            }
+        }
+        for (int off = G / 2; off > 0; off /= 2) s += ata_shfl_xor(s, off, G);
+        if (g < cnt && lig == 0) ata_st(&y[i], s);
     }
 }
 
@@ -36,14 +80,14 @@ k_dot_partial(long long n, const double *__restrict__ x, const double *__restric
     double s = 0.0;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x)
-        s += x[i] * y[i];
+        s += ata_ldg(&x[i]) * ata_ldg(&y[i]);
     sh[threadIdx.x] = s;
     __syncthreads();
     for (int h = ATA_GPU_BLOCK / 2; h > 0; h /= 2) {
         if ((int)threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h];
         __syncthreads();
     }
-    if (threadIdx.x == 0) partial[blockIdx.x] = sh[0];
+    if (threadIdx.x == 0) ata_st(&partial[blockIdx.x], sh[0]);
 }
 
 __global__ void __launch_bounds__(ATA_GPU_BLOCK)
@@ -51,14 +95,14 @@ k_dot_final(int m, const double *__restrict__ partial, double *__restrict__ out)
 {
     __shared__ double sh[ATA_GPU_BLOCK];
     double s = 0.0;
-    for (int i = (int)threadIdx.x; i < m; i += ATA_GPU_BLOCK) s += partial[i];
+    for (int i = (int)threadIdx.x; i < m; i += ATA_GPU_BLOCK) s += ata_ld(&partial[i]);
     sh[threadIdx.x] = s;
     __syncthreads();
     for (int h = ATA_GPU_BLOCK / 2; h > 0; h /= 2) {
         if ((int)threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h];
         __syncthreads();
     }
-    if (threadIdx.x == 0) *out = sh[0];
+    if (threadIdx.x == 0) ata_st(out, sh[0]);
 }
 
 __global__ void __launch_bounds__(ATA_GPU_BLOCK)
@@ -66,14 +110,193 @@ k_axpby(long long n, double a, const double *__restrict__ x, double b, double *_
 {
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x)
-        y[i] = b == 0.0 ? a * x[i] : a * x[i] + b * y[i];   /* BLAS: b = 0 does not read y */
+        ata_st(&y[i], b == 0.0 ? a * ata_ldg(&x[i]) : a * ata_ldg(&x[i]) + b * ata_ld(&y[i]));   /* BLAS: b = 0 does not read y */
 }
 
 __global__ void __launch_bounds__(ATA_GPU_BLOCK) k_fill(long long n, double c, double *__restrict__ v)
 {
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x)
-        v[i] = c;
+        ata_st(&v[i], c);
+}
+
+/* ------------------------------------------------------- PCG on the device
+ * (gpu_kernels.h; host side src/gpu/gpu_cg.c). The scalars live in *st;
+ * each kernel returns at once while st->stop is set. A reduction is the
+ * dot product's (the same grid, per-thread order and trees as
+ * k_dot_partial + k_dot_final, so the same bits as ata_gpu_dot): each block
+ * writes its partial and takes a ticket (acq_rel: it releases the partial,
+ * and the last taker acquires them all); the block with the last ticket
+ * sums the partials in order and finishes the step. A block reads stop
+ * when it starts, before its ticket: the last block's write of stop comes
+ * after every ticket, so no block of the kernel reads it late. */
+__device__ __forceinline__ bool cg_finite(double v) { return v - v == 0; }
+
+/* The block's sum of s (fixed tree) into partial[blockIdx.x]; then 1 in the
+ * one block that arrives last, which has S, the sum of all partials. */
+__device__ __forceinline__ bool cg_reduce(double s, double *partial, ata_gpu_cg_state *st, double *S)
+{
+    __shared__ double sh[ATA_GPU_BLOCK];
+    __shared__ int last;
+    sh[threadIdx.x] = s;
+    __syncthreads();
+    for (int h = ATA_GPU_BLOCK / 2; h > 0; h /= 2) {
+        if ((int)threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        ata_st(&partial[blockIdx.x], sh[0]);
+        last = ata_ticket(&st->ticket) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return false;
+    double t = 0.0;
+    for (int i = (int)threadIdx.x; i < (int)gridDim.x; i += ATA_GPU_BLOCK) t += ata_ld(&partial[i]);
+    sh[threadIdx.x] = t;
+    __syncthreads();
+    for (int h = ATA_GPU_BLOCK / 2; h > 0; h /= 2) {
+        if ((int)threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h];
+        __syncthreads();
+    }
+    *S = sh[0];
+    if (threadIdx.x == 0) ata_st(&st->ticket, 0u);     /* for the next reduction (stream order) */
+    return threadIdx.x == 0;
+}
+
+__global__ void __launch_bounds__(ATA_GPU_BLOCK)
+k_cg_dot(long long n, int what, const double *x, const double *y, double *xu,   /* RR: x = y = r, written */
+         const double *__restrict__ pu, const double *__restrict__ qu, double *partial, ata_gpu_cg_state *st,
+         ata_gpu_cg_rec *rec, double rtol, double atol, double dtol)
+{
+    if (ata_ld(&st->stop)) return;
+    double s = 0.0;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    if (what == ATA_GPU_CG_RR) {
+        /* x += alpha p, r -= alpha q (axpby's expressions: 1.0 * v is v), then r'r */
+        const double alpha = ata_ld(&st->alpha);
+        double *r = (double *)x;
+        for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+            ata_st(&xu[i], alpha * ata_ldg(&pu[i]) + ata_ld(&xu[i]));
+            const double ri = -alpha * ata_ldg(&qu[i]) + ata_ld(&r[i]);
+            ata_st(&r[i], ri);
+            s += ri * ri;
+        }
+    } else {
+        for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+            s += ata_ldg(&x[i]) * ata_ldg(&y[i]);
+    }
+    double S;
+    if (!cg_reduce(s, partial, st, &S)) return;
+    const int m = ata_ld(&st->m);
+    switch (what) {
+    case ATA_GPU_CG_BB:
+        ata_st(&st->bb, S);
+        break;
+    case ATA_GPU_CG_RR0: {
+        const double bn = sqrt(ata_ld(&st->bb)), rn = sqrt(S);
+        const double tol = fmax(rtol * bn, atol);
+        ata_st(&st->rr0, S);
+        ata_st(&st->tol, tol);
+        ata_st(&st->dtol_abs, dtol > 0 ? dtol * rn : 0.0);
+        if (!cg_finite(bn) || !cg_finite(S) || rn <= tol) ata_st(&st->stop, (int)ATA_GPU_CG_STOP_START);
+        break;
+    }
+    case ATA_GPU_CG_RZ0:
+        ata_st(&st->rz0, S);
+        ata_st(&st->rz, S);
+        if (!cg_finite(S) || S <= 0) ata_st(&st->stop, (int)ATA_GPU_CG_STOP_START);
+        break;
+    case ATA_GPU_CG_RR: {
+        ata_st(&rec[m].rr, S);
+        const double rn = sqrt(S), dabs = ata_ld(&st->dtol_abs);
+        if (!cg_finite(S) || rn <= ata_ld(&st->tol) || (dabs > 0 && rn > dabs))
+            ata_st(&st->stop, (int)ATA_GPU_CG_STOP_ITER);
+        break;
+    }
+    case ATA_GPU_CG_RZ: {
+        ata_st(&rec[m].rz, S);
+        if (!cg_finite(S) || S <= 0) {
+            ata_st(&st->stop, (int)ATA_GPU_CG_STOP_ITER);
+        } else {
+            ata_st(&st->beta, S / ata_ld(&st->rz));
+            ata_st(&st->rz, S);
+        }
+        break;
+    }
+    }
+}
+
+/* q = A p (the rows as k_spmv or k_spmv_win place them) and p'q. */
+__global__ void __launch_bounds__(ATA_GPU_BLOCK)
+k_cg_spmv_dot(int n, const int *__restrict__ ptr, const int *__restrict__ idx, const double *__restrict__ val,
+              int G0, const ata_gpu_window *__restrict__ win, int nwin, const double *__restrict__ p,
+              double *__restrict__ q, double *partial, ata_gpu_cg_state *st, ata_gpu_cg_rec *rec)
+{
+    if (ata_ld(&st->stop)) return;
+    const int lane = (int)(threadIdx.x % ATA_WARP);
+    const long long warp = (long long)blockIdx.x * WPB + threadIdx.x / ATA_WARP;
+    const long long nwarps = (long long)gridDim.x * WPB;
+    const long long nunits = win ? nwin : (n + ATA_WARP / G0 - 1) / (ATA_WARP / G0);
+    double acc = 0.0;
+    for (long long u = warp; u < nunits; u += nwarps) {         /* warp-uniform */
+        int pos = 0, cnt = ATA_WARP / G0, G = G0;
+        if (win) {
+            pos = ata_ldg(&win[u].pos);
+            const int meta = ata_ldg(&win[u].meta);
+            ata_dep();
+            cnt = meta & ATA_GPU_WIN_ROWS;
+            G = 1 << ATA_GPU_WIN_LOG2G(meta);
+        } else {
+            pos = (int)(u * cnt);
+        }
+        const int g = lane / G, lig = lane % G, i = pos + g;
+        double s = 0.0;
+        if (g < cnt && i < n) {
+            const int lo = ata_ldg(&ptr[i]), hi = ata_ldg(&ptr[i + 1]);
+            ata_dep();
+            for (int q0 = lo + lig; q0 < hi; q0 += G * ATA_GPU_ROW_K) {
+                int j[ATA_GPU_ROW_K];
+                double v[ATA_GPU_ROW_K];
+                for (int t = 0; t < ATA_GPU_ROW_K; t++) {
+                    const int qq = q0 + G * t;
+                    j[t] = qq < hi ? ata_ldg(&idx[qq]) : 0;
+                    v[t] = qq < hi ? ata_ldg(&val[qq]) : 0.0;
+                }
+                ata_dep();
+                for (int t = 0; t < ATA_GPU_ROW_K; t++)
+                    if (q0 + G * t < hi) s += v[t] * ata_ldg(&p[j[t]]);
+            }
+        }
+        for (int off = G / 2; off > 0; off /= 2) s += ata_shfl_xor(s, off, G);
+        if (g < cnt && i < n && lig == 0) {
+            ata_st(&q[i], s);
+            acc += ata_ldg(&p[i]) * s;
+        }
+    }
+    double S;
+    if (!cg_reduce(acc, partial, st, &S)) return;
+    const int m = ata_ld(&st->m);
+    ata_st(&rec[m].pq, S);
+    if (!cg_finite(S) || S <= 0) ata_st(&st->stop, (int)ATA_GPU_CG_STOP_ITER);
+    else ata_st(&st->alpha, ata_ld(&st->rz) / S);
+}
+
+__global__ void __launch_bounds__(ATA_GPU_BLOCK)
+k_cg_p(long long n, const double *__restrict__ z, double *__restrict__ p, int first, ata_gpu_cg_state *st)
+{
+    if (ata_ld(&st->stop)) return;
+    const double beta = first ? 0.0 : ata_ld(&st->beta);
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        ata_st(&p[i], beta == 0.0 ? ata_ldg(&z[i]) : ata_ldg(&z[i]) + beta * ata_ld(&p[i]));  /* axpby(1, z, beta, p) */
+    if (!first && blockIdx.x == 0 && threadIdx.x == 0) ata_st(&st->m, ata_ld(&st->m) + 1);
+}
+
+__global__ void __launch_bounds__(ATA_GPU_BLOCK)
+k_cg_copy(long long n, const double *__restrict__ r, double *__restrict__ z, const ata_gpu_cg_state *st)
+{
+    if (ata_ld(&st->stop)) return;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        ata_st(&z[i], ata_ldg(&r[i]));
 }
 
 static unsigned grid_for(long long n, int cap)
@@ -91,11 +314,16 @@ extern "C" int ata_gpu_empty(int grid, void *stream)
 }
 
 extern "C" int ata_gpu_spmv(int n, const int *ptr, const int *idx, const double *val, int group,
-                            const double *x, double *y, int grid, void *stream)
+                            const ata_gpu_window *win, int nwin, const double *x, double *y, int grid,
+                            void *stream)
 {
     if (n <= 0) return 0;
-    ATA_LAUNCH(k_spmv, (unsigned)(grid > 0 ? grid : 1), ATA_GPU_BLOCK, 0, stream, n, ptr, idx, val,
-               group, x, y);
+    if (win)
+        ATA_LAUNCH(k_spmv_win, (unsigned)(grid > 0 ? grid : 1), ATA_GPU_BLOCK, 0, stream, ptr, idx, val, win, nwin,
+                   x, y);
+    else
+        ATA_LAUNCH(k_spmv, (unsigned)(grid > 0 ? grid : 1), ATA_GPU_BLOCK, 0, stream, n, ptr, idx, val,
+                   group, x, y);
     return (int)ata_gpu_get_last_error();
 }
 
@@ -122,6 +350,38 @@ extern "C" int ata_gpu_fill(long long n, double c, double *v, void *stream)
 {
     if (n <= 0) return 0;
     ATA_LAUNCH(k_fill, grid_for(n, 4096), ATA_GPU_BLOCK, 0, stream, n, c, v);
+    return (int)ata_gpu_get_last_error();
+}
+
+extern "C" int ata_gpu_cg_dot(long long n, int what, const double *x, const double *y, double *xu, const double *pu,
+                              const double *qu, double *partial, int grid, ata_gpu_cg_state *st, ata_gpu_cg_rec *rec,
+                              double rtol, double atol, double dtol, void *stream)
+{
+    ATA_LAUNCH(k_cg_dot, (unsigned)(grid > 0 ? grid : 1), ATA_GPU_BLOCK, 0, stream, n, what, x, y, xu, pu, qu,
+               partial, st, rec, rtol, atol, dtol);
+    return (int)ata_gpu_get_last_error();
+}
+
+extern "C" int ata_gpu_cg_spmv_dot(int n, const int *ptr, const int *idx, const double *val, int group,
+                                   const ata_gpu_window *win, int nwin, const double *p, double *q, double *partial,
+                                   int grid, ata_gpu_cg_state *st, ata_gpu_cg_rec *rec, void *stream)
+{
+    ATA_LAUNCH(k_cg_spmv_dot, (unsigned)(grid > 0 ? grid : 1), ATA_GPU_BLOCK, 0, stream, n, ptr, idx, val,
+               group, win, nwin, p, q, partial, st, rec);
+    return (int)ata_gpu_get_last_error();
+}
+
+extern "C" int ata_gpu_cg_p(long long n, const double *z, double *p, int first, int grid, ata_gpu_cg_state *st,
+                            void *stream)
+{
+    ATA_LAUNCH(k_cg_p, grid_for(n, grid > 0 ? grid : 1), ATA_GPU_BLOCK, 0, stream, n, z, p, first, st);
+    return (int)ata_gpu_get_last_error();
+}
+
+extern "C" int ata_gpu_cg_copy(long long n, const double *r, double *z, int grid, const ata_gpu_cg_state *st,
+                               void *stream)
+{
+    ATA_LAUNCH(k_cg_copy, grid_for(n, grid > 0 ? grid : 1), ATA_GPU_BLOCK, 0, stream, n, r, z, st);
     return (int)ata_gpu_get_last_error();
 }
 

@@ -100,13 +100,14 @@ $(ATA_GPU_STAMP):
 GPU_HOST_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/gpu/*.c))
 GPU_MODULE_API := $(if $(filter cuda emu32,$(ATA_GPU)),cuda,$(if $(filter hip emu64,$(ATA_GPU)),hip))
 GPU_MODULE := $(if $(GPU_MODULE_API),$(BUILD)/libata_$(GPU_MODULE_API).so)
+GPU_MODULE_MAP := kernels/gpu_module.map
 include kernels/emu/emu.mk
 
 ifneq ($(GPU_MODULE),)
 GPU_MODULE_OBJS := $(GPU_HOST_OBJS) $(BUILD)/src/ilu0_row.o $(GPU_OBJS) $(EMU_MODULE_OBJS)
 $(GPU_MODULE_OBJS): $(ATA_GPU_STAMP)
-$(GPU_MODULE): $(GPU_MODULE_OBJS) kernels/gpu_module.map
-	$(call quiet,LD,$@)$(CC) -shared $(LDFLAGS) -Wl,--version-script=kernels/gpu_module.map -Wl,--no-undefined \
+$(GPU_MODULE): $(GPU_MODULE_OBJS) $(GPU_MODULE_MAP)
+	$(call quiet,LD,$@)$(CC) -shared $(LDFLAGS) -Wl,--version-script=$(GPU_MODULE_MAP) -Wl,--no-undefined \
 	    -o $@ $(GPU_MODULE_OBJS) $(GPU_LIBS) -lm
 -include $(GPU_HOST_OBJS:.o=.d)
 endif

@@ -14,13 +14,20 @@
  *   ata_group_sync(mask)   execution + memory barrier among the lanes of a
  *                          sub-warp group (CUDA: __syncwarp; HIP: the wave
  *                          runs in lock step, a workgroup fence orders memory)
- * Pairing used by the kernels: the producer of row i writes its results with
- * plain stores (a group of lanes: then a group sync), then its leader fences
- * (ata_fence_acq_rel, executed once by all leaders finishing in that warp
- * round) and stores done[i] relaxed; a consumer lane polls done[j] with
- * relaxed loads and, once it sees the epoch, acquires it once
- * (ata_ld_acquire) before it reads row j's results. A group that consumes
- * what its lanes acquired syncs before reading (no per-lane fence).
+ *   ata_ld_value(p)        64-bit relaxed load of a published x_j (the wait
+ *                          on the value; ATA_X_SENTINEL_BITS until solved)
+ *   ata_st_value(p, v)     64-bit relaxed store publishing x_i (no fence)
+ *   ata_poll_flag(p, want) relaxed poll of a flag: 1 once *p == want
+ *   ata_claim(p, n)        atomicAdd on a launch's claim cursor
+ *   ata_ticket(p)          acq_rel increment (the last block of a reduction)
+ *   ata_ldg / ata_ld / ata_st  plain global loads (ldg: data no lane writes
+ *                          during the kernel) and stores
+ *   ata_dep()              the next address depends on the loads before
+ *                          (nothing on a GPU; the emulator's count)
+ * Every global access of the kernels goes through these, so that the
+ * emulator counts them (kernels/emu/emu_counts.h); on CUDA and HIP they are
+ * the plain or atomic access they name. The orderings and why each is
+ * enough: ata_exec.cu's file comment.
  *
  * Floating point: pull and ILU0 must be bitwise equal to the serial host
  * reference, so no multiply-add contraction anywhere: nvcc --fmad=false and
@@ -31,6 +38,13 @@
 #define ATA_GPU_PORT_H
 
 #include <stdint.h>
+
+/* x before its row is solved (the wait on the value, ata_exec.cu): a
+ * signalling NaN, which no arithmetic produces (an operation on a NaN
+ * returns a quiet one); a row whose result has these bits (a b_i with them,
+ * passed through unchanged) publishes the quiet NaN instead. */
+#define ATA_X_SENTINEL_BITS 0x7FF0DEAD0000A7A5ull
+#define ATA_X_QNAN_BITS 0x7FF8000000000000ull
 
 #if defined(ATA_EMU)
 /* ------------------------------------------- host SIMT emulator (kernels/emu)
@@ -51,23 +65,75 @@ typedef unsigned int ata_lanemask;
 #define ata_shfl(v, src, width) emu_shfl((v), emu_seg_lane((src), (width)))
 #define ata_shfl_full(v, src) emu_shfl((v), (src))
 #define ata_shfl_xor(v, m, width) emu_shfl((v), emu_self->lane ^ (m))
-static inline uint32_t ata_ld_acquire(const uint32_t *p) { return emu_ld_acq(p); }
+/* Each operation adds its counts (emu_counts.h) to the lane's. */
+static inline uint32_t ata_ld_acquire(const uint32_t *p)
+{ uint32_t v = emu_ld_acq(p); emu_cnt_sync_ld(p, 4, 1, 1); return v; }
+static inline int ata_ld_acquire_s32(const int *p) { int v = emu_ld_acq(p); emu_cnt_sync_ld(p, 4, 1, 1); return v; }
+/* Bookkeeping reads (the spin guard's error and progress words): not counted. */
 static inline uint32_t ata_ld_relaxed(const uint32_t *p) { return emu_ld_rlx(p); }
-static inline int ata_ld_acquire_s32(const int *p) { return emu_ld_acq(p); }
 static inline int ata_ld_relaxed_s32(const int *p) { return emu_ld_rlx(p); }
-static inline void ata_st_release(uint32_t *p, uint32_t v) { emu_st_rel(p, v); }
-static inline void ata_st_relaxed(uint32_t *p, uint32_t v) { emu_st_rlx(p, v); }
-static inline void ata_red_add_release(int *p, int v) { (void)emu_add_rel(p, v); }
-static inline void ata_red_add_relaxed(int *p, int v) { (void)emu_add_rlx(p, v); }
-static inline void ata_red_add_relaxed_u32(unsigned *p, unsigned v) { (void)emu_add_rlx(p, v); }
+static inline bool ata_poll_flag(const uint32_t *p, uint32_t want)
+{
+    const bool ok = emu_ld_rlx(p) == want;
+    emu_cnt_sync_ld(p, 4, ok, 0);
+    if (ok) emu_cnt_dep();      /* the caller branches on it */
+    return ok;
+}
+static inline bool ata_poll_zero_s32(const int *p)
+{
+    const bool ok = emu_ld_rlx(p) == 0;
+    emu_cnt_sync_ld(p, 4, ok, 0);
+    if (ok) emu_cnt_dep();
+    return ok;
+}
+static inline void ata_st_release(uint32_t *p, uint32_t v) { emu_cnt_st(p, 4, 2); emu_st_rel(p, v); }
+static inline void ata_st_relaxed(uint32_t *p, uint32_t v) { emu_cnt_st(p, 4, 1); emu_st_rlx(p, v); }
+static inline void ata_red_add_release(int *p, int v) { emu_cnt_rmw(p, 4, 0, 1); (void)emu_add_rel(p, v); }
+static inline void ata_red_add_relaxed(int *p, int v) { emu_cnt_rmw(p, 4, 0, 0); (void)emu_add_rlx(p, v); }
+static inline void ata_red_add_relaxed_u32(unsigned *p, unsigned v) { emu_cnt_rmw(p, 4, 0, 0); (void)emu_add_rlx(p, v); }
 #if ATA_EMU_BUG_NO_RELEASE
-static inline void ata_fence_acq_rel(void) { emu_fence(false); }
+static inline void ata_fence_acq_rel(void) { emu_cnt_fence(1); emu_fence(false); }
 #else
-static inline void ata_fence_acq_rel(void) { emu_fence(true); }
+static inline void ata_fence_acq_rel(void) { emu_cnt_fence(1); emu_fence(true); }
 #endif
 static inline void ata_pause(void) { emu_pause(); }
-static inline void ata_group_sync(ata_lanemask m) { emu_syncwarp((uint64_t)m); }
+static inline void ata_group_sync(ata_lanemask m) { emu_cnt_fence(0); emu_syncwarp((uint64_t)m); }
 static inline void ata_atomic_add_f64(double *p, double v) { emu_atomic_add_f64(p, v); }
+/* Plain global memory: ldg for data no lane writes during the kernel, ld
+ * for data an earlier kernel (or, after an acquire, another lane) wrote. */
+template <class T> static inline T ata_ldg(const T *p) { emu_cnt_ld(p, sizeof(T)); return *p; }
+template <class T> static inline T ata_ld(const T *p) { emu_cnt_ld(p, sizeof(T)); return *p; }
+template <class T> static inline void ata_st(T *p, T v) { emu_cnt_st(p, sizeof(T), 0); *p = v; }
+static inline void ata_dep(void) { emu_cnt_dep(); }
+static inline void ata_untimed(int on) { emu_cnt_untimed(on); }
+static inline unsigned ata_claim(unsigned *p, unsigned n) { emu_cnt_claim(); return atomicAdd(p, n); }
+/* An RMW that releases what this thread wrote and acquires what the
+ * earlier RMWs' threads wrote (the last-block reductions' ticket). */
+static inline unsigned ata_ticket(unsigned *p) { emu_cnt_rmw(p, 4, 1, 1); return __atomic_fetch_add(p, 1u, __ATOMIC_ACQ_REL); }
+static inline uint64_t ata_dbits(double v) { uint64_t b; memcpy(&b, &v, 8); return b; }
+static inline double ata_bitsd(uint64_t b) { double v; memcpy(&v, &b, 8); return v; }
+/* The value a row publishes (the wait on the value, ata_exec.cu): a 64-bit
+ * relaxed atomic, so that a poll sees the old or the new value whole. The
+ * injected bugs of make gpu-emu-tsan-bug make either side plain. */
+static inline double ata_ld_value(const double *p)
+{
+#if ATA_EMU_BUG_PLAIN_VALUE_LOAD
+    const uint64_t b = *(const uint64_t *)p;
+#else
+    const uint64_t b = __atomic_load_n((const uint64_t *)p, __ATOMIC_RELAXED);
+#endif
+    emu_cnt_sync_ld(p, 8, b != ATA_X_SENTINEL_BITS, 0);
+    return ata_bitsd(b);
+}
+static inline void ata_st_value(double *p, double v)
+{
+    emu_cnt_st(p, 8, 1);
+#if ATA_EMU_BUG_PLAIN_VALUE_STORE
+    *(uint64_t *)p = ata_dbits(v);
+#else
+    __atomic_store_n((uint64_t *)p, ata_dbits(v), __ATOMIC_RELAXED);
+#endif
+}
 static inline unsigned long long ata_timer(void) { return emu_clock(); }
 #define ATA_DMUL(a, b) ((a) * (b))
 #define ATA_GRID_CONST
@@ -112,6 +178,24 @@ __device__ __forceinline__ void ata_red_add_relaxed(int *p, int v)
 { (void)__hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); }
 __device__ __forceinline__ void ata_fence_acq_rel(void)
 { __builtin_amdgcn_fence(__ATOMIC_ACQ_REL, "agent"); }
+__device__ __forceinline__ bool ata_poll_flag(const uint32_t *p, uint32_t want) { return ata_ld_relaxed(p) == want; }
+__device__ __forceinline__ bool ata_poll_zero_s32(const int *p) { return ata_ld_relaxed_s32(p) == 0; }
+template <class T> __device__ __forceinline__ T ata_ldg(const T *p) { return __ldg(p); }
+template <class T> __device__ __forceinline__ T ata_ld(const T *p) { return *p; }
+template <class T> __device__ __forceinline__ void ata_st(T *p, T v) { *p = v; }
+__device__ __forceinline__ void ata_dep(void) {}
+__device__ __forceinline__ void ata_untimed(int) {}
+__device__ __forceinline__ unsigned ata_claim(unsigned *p, unsigned n) { return atomicAdd(p, n); }
+__device__ __forceinline__ unsigned ata_ticket(unsigned *p)
+{ return __hip_atomic_fetch_add(p, 1u, __ATOMIC_ACQ_REL, __HIP_MEMORY_SCOPE_AGENT); }
+__device__ __forceinline__ uint64_t ata_dbits(double v) { return (uint64_t)__double_as_longlong(v); }
+__device__ __forceinline__ double ata_bitsd(uint64_t b) { return __longlong_as_double((long long)b); }
+/* Relaxed 64-bit atomics at agent scope: coherent (no stale L1 / non-coherent
+ * L2 line on gfx942), the value whole. */
+__device__ __forceinline__ double ata_ld_value(const double *p)
+{ return ata_bitsd(__hip_atomic_load((const uint64_t *)p, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT)); }
+__device__ __forceinline__ void ata_st_value(double *p, double v)
+{ __hip_atomic_store((uint64_t *)p, ata_dbits(v), __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); }
 /* Back-off inside a long spin: fewer polls competing with the producers. */
 __device__ __forceinline__ void ata_pause(void) { __builtin_amdgcn_s_sleep(1); }
 /* The wave executes in lock step; the fence orders the group's global
@@ -187,6 +271,33 @@ __device__ __forceinline__ void ata_red_add_relaxed(int *p, int v)
 { asm volatile("red.relaxed.gpu.global.add.s32 [%0], %1;" :: "l"(p), "r"(v) : "memory"); }
 __device__ __forceinline__ void ata_fence_acq_rel(void)
 { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+__device__ __forceinline__ bool ata_poll_flag(const uint32_t *p, uint32_t want) { return ata_ld_relaxed(p) == want; }
+__device__ __forceinline__ bool ata_poll_zero_s32(const int *p) { return ata_ld_relaxed_s32(p) == 0; }
+template <class T> __device__ __forceinline__ T ata_ldg(const T *p) { return __ldg(p); }
+template <class T> __device__ __forceinline__ T ata_ld(const T *p) { return *p; }
+template <class T> __device__ __forceinline__ void ata_st(T *p, T v) { *p = v; }
+__device__ __forceinline__ void ata_dep(void) {}
+__device__ __forceinline__ void ata_untimed(int) {}
+__device__ __forceinline__ unsigned ata_claim(unsigned *p, unsigned n) { return atomicAdd(p, n); }
+__device__ __forceinline__ unsigned ata_ticket(unsigned *p)
+{
+    unsigned old;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(p) : "memory");
+    return old;
+}
+__device__ __forceinline__ uint64_t ata_dbits(double v) { return (uint64_t)__double_as_longlong(v); }
+__device__ __forceinline__ double ata_bitsd(uint64_t b) { return __longlong_as_double((long long)b); }
+/* ld/st.relaxed.gpu: strong at GPU scope, so served by L2 (never a stale L1
+ * line), 64 bits whole. No "memory" clobber on the load: polls of
+ * independent rows may be issued back to back. */
+__device__ __forceinline__ double ata_ld_value(const double *p)
+{
+    double v;
+    asm volatile("ld.relaxed.gpu.global.f64 %0, [%1];" : "=d"(v) : "l"(p));
+    return v;
+}
+__device__ __forceinline__ void ata_st_value(double *p, double v)
+{ asm volatile("st.relaxed.gpu.global.f64 [%0], %1;" :: "l"(p), "d"(v) : "memory"); }
 __device__ __forceinline__ void ata_pause(void) { __nanosleep(64); }
 __device__ __forceinline__ void ata_group_sync(ata_lanemask m) { __syncwarp(m); }
 __device__ __forceinline__ void ata_atomic_add_f64(double *p, double v) { (void)atomicAdd(p, v); }
@@ -214,6 +325,8 @@ typedef cudaError_t ata_gpu_err;
 
 /* ------------------------------------------------------------ common */
 #define ata_any(pred) (ata_ballot(pred) != 0)
+
+__device__ __forceinline__ bool ata_is_sentinel(double v) { return ata_dbits(v) == ATA_X_SENTINEL_BITS; }
 
 /* Lanes of the group of `G` lanes (a power of two) that holds `lane`. */
 __device__ __forceinline__ ata_lanemask ata_group_mask(int lane, int G)

@@ -31,6 +31,11 @@ void krylov_record(krylov_state *k, int it, double rnorm);
 ata_status krylov_check_dtol(const krylov_state *k, int it, double rnorm, const char *hint);
 
 ata_status cg_iterate(krylov_state *k, int *converged);
+/* CG with a backend that runs it on the device (cg_device.c), the whole
+ * solve from b (host) to x (host) and relres; UNSUPPORTED where it cannot
+ * (the caller then runs krylov_solve's loop). v: b, x, r, z, p, q. */
+ata_status cg_device_solve(krylov_ops *o, double **v, const double *b_host, double *x_host,
+                           const ata_pcg_options *opt, ata_pcg_result *res);
 ata_status bicgstab_iterate(krylov_state *k, int *converged);
 ata_status gmres_iterate(krylov_state *k, int *converged);
 

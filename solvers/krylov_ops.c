@@ -24,6 +24,11 @@ ata_status krylov_init(krylov_ops *o, ata_context *ctx, const ata_csr *A, factor
 
 ata_status krylov_refresh(krylov_ops *o)
 {
+    if (o->dev_cg) {        /* made on the old handle */
+        o->ctx->ops->cg_free(o->ctx, o->dev_cg);
+        free(o->dev_cg);
+        o->dev_cg = NULL;
+    }
     o->ctx->ops->spmv_destroy(o->ctx, o->spmv_h);
     o->spmv_h = NULL;
     return o->ctx->ops->spmv_create(o->ctx, o->A, &o->spmv_h);
@@ -31,6 +36,11 @@ ata_status krylov_refresh(krylov_ops *o)
 
 void krylov_fini(krylov_ops *o)
 {
+    if (o->dev_cg) {
+        o->ctx->ops->cg_free(o->ctx, o->dev_cg);
+        free(o->dev_cg);
+        o->dev_cg = NULL;
+    }
     if (o->ctx && o->spmv_h) o->ctx->ops->spmv_destroy(o->ctx, o->spmv_h);
     o->spmv_h = NULL;
 }

@@ -14,6 +14,8 @@ typedef struct krylov_ops {
     const ata_csr *A;       /* the operator (the runtime's handle is made from it) */
     void *spmv_h;
     factor_core *pc;        /* NULL: identity preconditioner */
+    void *dev_cg;           /* backend_cg of a backend that runs CG on the device
+                               (cg_device.c), kept between solves */
     double t_L, t_U, t_spmv, t_vec;  /* phase times, seconds */
 } krylov_ops;
 

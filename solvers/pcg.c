@@ -102,6 +102,11 @@ static ata_status krylov_solve(ata_pcg_solver *s, const double *b_host, double *
     ata_status st;
     if (opt->keep_history && !(res->history = mem_alloc(((size_t)opt->maxit + 1) * sizeof *res->history)))
         return ata_fail(ATA_ERR_NOMEM, "%s: out of memory for the residual history", who);
+    if (opt->method == ATA_KSP_CG && o->ctx->ops->cg_start) {     /* the GPU: CG on the device */
+        st = cg_device_solve(o, s->v, b_host, x_host, opt, res);
+        if (st != ATA_ERR_UNSUPPORTED) return st;
+        ata_clear_error();
+    }
 #define CHECK(e) do { if ((st = (e)) != ATA_OK) return st; } while (0)
     double bb, rr;
     CHECK(krylov_put(o, b, b_host));

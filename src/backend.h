@@ -8,6 +8,28 @@
 typedef struct ata_plan ata_plan;
 typedef struct ata_context ata_context;
 
+/* PCG on the device (optional ops below; solvers/cg_device.c drives them
+ * for CG): the backend keeps CG's scalars on the device, stops where CG
+ * stops, and the host reads them back every few iterations instead of
+ * several times in each. */
+typedef struct {
+    void *spmv_h;               /* A: spmv_create's handle */
+    ata_plan *L, *U;            /* z = U \ (L \ r); L NULL: z = r; U NULL: z = L \ r */
+    double *tmp;                /* backend vector between the two solves */
+    double *b, *x, *r, *z, *p, *q;  /* backend vectors of n */
+    int n;
+    double rtol, atol, dtol;    /* as ata_pcg_options */
+    void *dev;                  /* the backend's state for these vectors, kept between
+                                   solves (cg_free frees it) */
+} backend_cg;
+typedef struct { double pq, rr, rz; } backend_cg_rec;   /* p'Ap, r'r, r'z of an iteration */
+typedef struct {
+    double bb, rr0, rz0;        /* b'b, r0'r0, r0'z0: what iteration 0 found */
+    int ran;                    /* iterations recorded in this batch */
+    int stopped;                /* the device stopped: at the last record, or (ran 0)
+                                   before iterating */
+} backend_cg_batch;
+
 typedef struct ata_backend_ops {
     const char *name;
     ata_status (*ctx_init)(ata_context *ctx);
@@ -60,6 +82,16 @@ typedef struct ata_backend_ops {
      * the backend's layout renumbered p->T (NULL, or *T = NULL: p->T is
      * that triangle). For the transposed plan (sptrsv_api.c). */
     ata_status (*plan_triangle)(const ata_plan *p, ata_csr **T);
+    /* Optional (GPU): PCG on the device (backend_cg above). cg_start: b and
+     * x0 (NULL: 0) from the host, r0 = b - A x0, z0, p0 and their dots, no
+     * host synchronisation; UNSUPPORTED where this setup cannot (the caller
+     * then iterates itself). cg_steps: k more iterations (none past where
+     * CG stops), then one read of their records. cg_finish: r = b - A x, its
+     * r'r and x to the host, one read. cg_free: what cg_start made. */
+    ata_status (*cg_start)(ata_context *ctx, backend_cg *cg, const double *b_host, const double *x0_host);
+    ata_status (*cg_steps)(ata_context *ctx, backend_cg *cg, int k, backend_cg_batch *out, backend_cg_rec *rec);
+    ata_status (*cg_finish)(ata_context *ctx, backend_cg *cg, double *x_host, double *rr);
+    void (*cg_free)(ata_context *ctx, backend_cg *cg);
     /* What the backend can do (BACKEND_* below; 0: a GPU's), so that the
      * host side asks for a capability, never for a backend by name. */
     unsigned caps;
@@ -90,7 +122,7 @@ extern const ata_backend_ops cpu_backend_ops;
  * alike and reports through the caller's ata_last_error(). Bump the ABI
  * number when ata_backend_ops, ata_backend_host, ata_context or ata_plan
  * change in a way sizes do not show. */
-#define ATA_BACKEND_ABI 2    /* 2: ops->caps, ops->plan_triangle, ata_plan.transposed; no CPU-only fields */
+#define ATA_BACKEND_ABI 3    /* 3: ops->cg_start/steps/finish/free (PCG on the device) */
 typedef struct ata_backend_host {
     int abi;
     size_t sizeof_context, sizeof_plan;

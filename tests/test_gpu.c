@@ -14,6 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "backend_suite.h"
+#include "../kernels/emu/emu_counts.h"
+#include "../kernels/gpu_kernels.h"
+/* gpu_port.h's ATA_X_SENTINEL_BITS (a device header; its value, kept in step) */
+#define ATA_X_SENTINEL_BITS_FOR_TESTS 0x7FF0DEAD0000A7A5ull
 
 #if defined(ATA_HAVE_HIP)
 #define GPU_BACKEND ATA_BACKEND_HIP
@@ -63,16 +67,103 @@ static ata_context *make_ctx(double timeout)
     return bs_context(&gpu_backend, 0, timeout);
 }
 
-/* A context with ATA_GPU_GROUP / ATA_GPU_GRAPH set while it is made (the
- * backend reads them once, at context creation). */
+/* A context with ATA_GPU_GROUP / ATA_GPU_GRAPH / ATA_GPU_WAIT /
+ * ATA_GPU_MAP set while it is made (the backend reads them once, at context
+ * creation); NULL leaves one as it is. */
+static ata_context *make_ctx_pcg(const char *group, const char *graph, const char *wait, const char *map,
+                                 const char *pcg)
+{
+    const char *names[] = { "ATA_GPU_GROUP", "ATA_GPU_GRAPH", "ATA_GPU_WAIT", "ATA_GPU_MAP", "ATA_GPU_PCG" };
+    const char *vals[] = { group, graph, wait, map, pcg };
+    char *old[5];
+    for (int k = 0; k < 5; k++) {
+        const char *o = getenv(names[k]);
+        old[k] = o ? strdup(o) : NULL;
+        if (vals[k]) setenv(names[k], vals[k], 1);
+    }
+    ata_context *ctx = make_ctx(10);
+    for (int k = 0; k < 5; k++) {
+        if (old[k]) setenv(names[k], old[k], 1);
+        else unsetenv(names[k]);
+        free(old[k]);
+    }
+    return ctx;
+}
+
+static ata_context *make_ctx_mech(const char *group, const char *graph, const char *wait, const char *map)
+{
+    return make_ctx_pcg(group, graph, wait, map, NULL);
+}
+
 static ata_context *make_ctx_env(const char *group, const char *graph)
 {
-    if (group) setenv("ATA_GPU_GROUP", group, 1);
-    if (graph) setenv("ATA_GPU_GRAPH", graph, 1);
-    ata_context *ctx = make_ctx(10);
-    unsetenv("ATA_GPU_GROUP");
-    unsetenv("ATA_GPU_GRAPH");
-    return ctx;
+    return make_ctx_mech(group, graph, NULL, NULL);
+}
+
+/* Today's mechanisms stay selectable until a GPU run decides
+ * (ATA_GPU_WAIT=flag|value, ATA_GPU_MAP=fixed|elastic): each pairing gives
+ * the reference's answer on a grid, a circuit with hubs and a permuted
+ * 27-point matrix, every policy, pull and push, lower and upper. */
+static void test_mechanisms(void **state)
+{
+    (void)state;
+    BS_NEED(&gpu_backend);
+    const char *waits[] = { "flag", "value" }, *maps[] = { "fixed", "elastic" };
+    const char *specs[] = { "lap3d:9", "circuit:1500", "lap3d27:5,perm=2" };
+    for (int w = 0; w < 2; w++)
+        for (int m = 0; m < 2; m++) {
+            ata_context *ctx = make_ctx_mech(NULL, NULL, waits[w], maps[m]);
+            const int keep = tu_pull_split_above;
+            if (m == 0) tu_pull_split_above = 0;      /* the fixed map splits no row: bitwise */
+            for (size_t s = 0; s < sizeof specs / sizeof *specs; s++) {
+                if (gpu_backend.small && s != (size_t)(w + m) % 3) continue;
+                ata_csr *A;
+                TU_OK(ata_gen_from_spec(specs[s], &A));
+                char name[96];
+                snprintf(name, sizeof name, "%s (wait %s, map %s)", specs[s], waits[w], maps[m]);
+                /* tiny (TSan): the waiting policies only */
+                static const ata_policy waiting[] = { ATA_POLICY_SYNCFREE, ATA_POLICY_CA };
+                tu_check_sweep(ctx, A, name, 40, gpu_backend.tiny ? waiting : gpu_policies,
+                               gpu_backend.tiny ? 2 : NPOL_ATA);
+                ata_csr_free(A);
+            }
+            tu_pull_split_above = keep;
+            ata_context_destroy(ctx);
+        }
+    /* The wait on the value: a b_0 with the sentinel's own bits passes
+     * through row 0 (unit diagonal, no predecessor) unchanged; it must be
+     * published as a NaN all the same (not taken for "not solved yet",
+     * which would leave every successor waiting), and named. */
+    for (int m = 0; m < 2; m++) {
+        ata_context *ctx = make_ctx_mech(NULL, NULL, "value", maps[m]);
+        ata_csr *A;
+        TU_OK(ata_gen_from_spec("lap2d:12", &A));
+        ata_plan_options po = ata_plan_defaults();
+        po.policy = ATA_POLICY_SYNCFREE;
+        po.diag = ATA_UNIT;
+        ata_plan *p;
+        TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
+        double *b = malloc(A->nrows * sizeof *b), *x = malloc(A->nrows * sizeof *x);
+        for (int i = 0; i < A->nrows; i++) b[i] = 1.0;
+        const uint64_t bits = ATA_X_SENTINEL_BITS_FOR_TESTS;
+        memcpy(&b[0], &bits, sizeof bits);
+        assert_int_equal(ata_sptrsv(p, b, x), ATA_ERR_NONFINITE);
+        assert_non_null(strstr(ata_last_error(), "row 0"));
+        b[0] = 1.0;
+        TU_OK(ata_sptrsv(p, b, x));             /* and the next solve is whole again */
+        free(b); free(x);
+        ata_plan_destroy(p);
+        ata_csr_free(A);
+        ata_context_destroy(ctx);
+    }
+    /* a value of the environment that means nothing is refused at creation */
+    setenv("ATA_GPU_WAIT", "sometimes", 1);
+    ata_context_options o = ata_context_defaults();
+    o.backend = GPU_BACKEND;
+    ata_context *ctx = NULL;
+    assert_int_equal(ata_context_create(&o, &ctx), ATA_ERR_ARG);
+    assert_non_null(strstr(ata_last_error(), "ATA_GPU_WAIT"));
+    unsetenv("ATA_GPU_WAIT");
 }
 
 /* Every sub-warp width (1 lane per row up to the whole warp), with and
@@ -101,6 +192,167 @@ static void test_group_widths(void **state)
             }
             ata_context_destroy(ctx);
         }
+}
+
+/* PCG on the device (ATA_GPU_PCG=device, the default) against the host
+ * loop on the same backend (ATA_GPU_PCG=host): the same iterations (p'Ap
+ * is summed in another order, so within one) and x within 1e-8, with ILU0,
+ * Jacobi and none, graphs on and off; a preconditioner that is not positive
+ * definite, A not positive definite and maxit end both the same way (the
+ * device stops where CG stops); with the emulated module's counts, at most
+ * one host synchronisation per 4 iterations. */
+static void test_device_pcg(void **state)
+{
+    (void)state;
+    BS_NEED(&gpu_backend);
+    ata_csr *A;
+    TU_OK(ata_gen_from_spec(gpu_backend.tiny ? "lap2d:16,perm=3" : "lap2d:40,perm=3", &A));
+    const int n = A->nrows;
+    double *b = malloc(n * sizeof *b), *xd = malloc(n * sizeof *xd), *xh = malloc(n * sizeof *xh);
+    for (int i = 0; i < n; i++) b[i] = 1.0 + (i % 7) * 0.125;
+    const ata_precond pcs[] = { ATA_PC_ILU0, ATA_PC_JACOBI, ATA_PC_NONE };
+    const char *graphs[] = { "1", "0" };
+    for (int gr = 0; gr < 2; gr++) {
+        if (gpu_backend.tiny && gr) break;
+        ata_context *cd = make_ctx_pcg(NULL, graphs[gr], NULL, NULL, "device");
+        ata_context *ch = make_ctx_pcg(NULL, graphs[gr], NULL, NULL, "host");
+        for (int k = 0; k < 3; k++) {
+            if (gpu_backend.tiny && k >= 1) break;      /* TSan: ILU0 */
+            ata_pcg_options o = ata_pcg_defaults();
+            o.precond = pcs[k];
+            o.plan.policy = k == 1 ? ATA_POLICY_LEVELSET : ATA_POLICY_SYNCFREE;
+            o.keep_history = 1;
+            ata_pcg_result rd, rh;
+            memset(xd, 0, n * sizeof *xd);
+            memset(xh, 0, n * sizeof *xh);
+            TU_OK(ata_pcg(cd, A, b, xd, &o, &rd));
+            TU_OK(ata_pcg(ch, A, b, xh, &o, &rh));
+            printf("device pcg (%s, graph %s): %d iterations, host loop %d; relres %.3e / %.3e\n",
+                   ata_precond_name(pcs[k]), graphs[gr], rd.iterations, rh.iterations, rd.relres, rh.relres);
+            assert_true(abs(rd.iterations - rh.iterations) <= 1);
+            assert_true(rd.relres <= 1e-6 && rd.history_len == rd.iterations + 1);
+            assert_true(rd.history[0] == rh.history[0]);   /* iteration 0 has no p'Ap: the same bits */
+            assert_true(tu_rel_diff2(xd, xh, n) <= 1e-8);
+            ata_pcg_result_free(&rd);
+            ata_pcg_result_free(&rh);
+        }
+        /* stops: maxit, a matrix that is not positive definite */
+        ata_csr *B;
+        TU_OK(ata_csr_copy(A, &B));
+        for (int i = 0; i < n; i++)
+            for (int q = B->rowptr[i]; q < B->rowptr[i + 1]; q++)
+                if (B->col[q] == i && i % 5 == 2) B->val[q] = -B->val[q];
+        for (int c = 0; c < 3; c++) {
+            if (gpu_backend.tiny && c < 2) continue;    /* TSan: the device's own stop only */
+            ata_pcg_options o = ata_pcg_defaults();
+            o.plan.policy = ATA_POLICY_SYNCFREE;
+            if (c == 0) o.maxit = 5;
+            if (c == 2) o.precond = ATA_PC_NONE;
+            const ata_csr *M = c ? B : A;
+            ata_pcg_result rd, rh;
+            memset(xd, 0, n * sizeof *xd);
+            memset(xh, 0, n * sizeof *xh);
+            const ata_status sd = ata_pcg(cd, M, b, xd, &o, &rd);
+            const ata_status sh = ata_pcg(ch, M, b, xh, &o, &rh);
+            printf("device pcg stop %d: %s at %d (host loop: %s at %d)\n", c, ata_status_string(sd), rd.iterations,
+                   ata_status_string(sh), rh.iterations);
+            assert_int_equal(sd, sh);
+            assert_true(sd != ATA_OK);
+            assert_int_equal(rd.iterations, rh.iterations);
+            ata_pcg_result_free(&rd);
+            ata_pcg_result_free(&rh);
+        }
+        ata_csr_free(B);
+        ata_context_destroy(cd);
+        ata_context_destroy(ch);
+    }
+    /* host synchronisations: one per batch of iterations, and the end */
+    ata_emu_counts_fn counts = ata_emu_counts_find();
+    if (counts && !gpu_backend.tiny) {
+        ata_context *cd = make_ctx_pcg(NULL, NULL, NULL, NULL, "device");
+        ata_pcg_options o = ata_pcg_defaults();
+        o.precond = ATA_PC_JACOBI;
+        ata_pcg_solver *s;
+        TU_OK(ata_pcg_setup(cd, A, &o, &s));
+        ata_pcg_result r;
+        ata_emu_counts c;
+        counts(NULL, 1);
+        TU_OK(ata_pcg_solve(s, b, xd, &r));
+        counts(&c, 1);
+        printf("device pcg, Jacobi: %d iterations, %lld host synchronisations, %lld launches\n", r.iterations,
+               c.host_syncs, c.launches);
+        assert_true(r.iterations >= 40);
+        assert_true(4 * c.host_syncs <= r.iterations);
+        ata_pcg_result_free(&r);
+        ata_pcg_destroy(s);
+        ata_context_destroy(cd);
+    }
+    free(b); free(xd); free(xh);
+    ata_csr_free(A);
+}
+
+/* A matrix with every row class of the elastic map (gpu_kernels.h): a
+ * chain (rows that depend on the row before: thread-per-row windows that
+ * forward values between their lanes), rows of 0..4W predecessors (a thread
+ * each, then groups of 2 .. W lanes over several stages), and hub rows of
+ * up to 3 x ATA_GPU_HUB predecessors (split between a warp), and a row
+ * every mixed row depends on (a hub of the upper solves); symmetric
+ * pattern, diagonally dominant. */
+static ata_csr *classes_matrix(int W, int mixed, int chain0)
+{
+    const int chain = chain0 + ATA_GPU_HUB(W), hubs = 3, n = chain + mixed + hubs;
+    const int hub_len = 3 * ATA_GPU_HUB(W) < n - hubs ? 3 * ATA_GPU_HUB(W) : n - hubs;
+    int cap = 2 * (2 * chain + mixed * (4 * W + 1) + hubs * hub_len) + n, nz = 0;
+    int *ri = malloc(cap * sizeof *ri), *ci = malloc(cap * sizeof *ci);
+    double *v = malloc(cap * sizeof *v);
+    uint64_t r = 12345;
+#define NEXT() (r = r * 6364136223846793005ull + 1442695040888963407ull, (int)(r >> 33))
+#define ADD(i, j, x) do { ri[nz] = (i); ci[nz] = (j); v[nz++] = (x); ri[nz] = (j); ci[nz] = (i); v[nz++] = (x); } while (0)
+    for (int i = 1; i < chain; i++) {
+        ADD(i, i - 1, -0.5);
+        if (i > 8) ADD(i, 7, -0.25 / chain);      /* row 7's upper row: a hub */
+    }
+    for (int i = chain; i < chain + mixed; i++) {
+        const int k = (i - chain) * 7 % (4 * W + 1);     /* 0 .. 4W predecessors */
+        for (int m = 0; m < k; m++) ADD(i, i - 1 - m * (i - 1) / (k > 1 ? k : 1) % i, -0.25 / (k + 1));
+        ADD(i, 7, -0.25 / mixed);       /* row 7's upper row: a hub of the upper solves */
+    }
+    for (int h = 0; h < hubs; h++) {
+        const int i = chain + mixed + h;
+        for (int m = 0; m < hub_len; m++) ADD(i, (int)((long long)m * (i - 1) / hub_len), -0.25 / hub_len);
+    }
+    for (int i = 0; i < n; i++) { ri[nz] = i; ci[nz] = i; v[nz++] = 4.0 + (NEXT() % 100) / 100.0; }
+#undef ADD
+#undef NEXT
+    ata_csr *A;
+    TU_OK(ata_csr_from_coo(n, n, nz, ri, ci, v, 1, &A));
+    free(ri); free(ci); free(v);
+    return A;
+}
+
+/* The elastic map on every row class, both waits: pull bitwise where no
+ * row is split, within 1e-12 where hubs are; push within 1e-12. */
+static void test_elastic_classes(void **state)
+{
+    (void)state;
+    BS_NEED(&gpu_backend);
+    ata_csr *A = classes_matrix(GPU_FULL_WARP, gpu_backend.tiny ? 40 : gpu_backend.small ? 150 : 600,
+                                gpu_backend.tiny ? 20 : 300);
+    assert_true(tu_pull_splits(A, ATA_LOWER) && tu_pull_splits(A, ATA_UPPER));
+    const char *waits[] = { "value", "flag" };
+    /* small: one tracked and one untracked policy (the emulator is slow on
+     * the wide groups' ordered sums) */
+    static const ata_policy two[] = { ATA_POLICY_SYNCFREE, ATA_POLICY_LEVELSET };
+    for (int w = 0; w < 2; w++) {
+        if (gpu_backend.tiny && w) break;
+        ata_context *ctx = make_ctx_mech(NULL, NULL, waits[w], "elastic");
+        char name[64];
+        snprintf(name, sizeof name, "row classes (wait %s)", waits[w]);
+        tu_check_sweep(ctx, A, name, gpu_backend.small ? 0 : 60, gpu_backend.small ? two : gpu_policies,
+                       gpu_backend.tiny ? 1 : gpu_backend.small ? 2 : NPOL_ATA);
+        ata_context_destroy(ctx);
+    }
+    ata_csr_free(A);
 }
 
 /* Problems that fill the GPU (10^6 unknowns): pull bitwise, push 1e-12. */
@@ -150,7 +402,7 @@ static void test_epoch_wrap(void **state)
     (void)state;
     BS_NEED(&gpu_backend);
     setenv("ATA_GPU_EPOCH0", "4294967295", 1);
-    ata_context *ctx = make_ctx(10);
+    ata_context *ctx = make_ctx_mech(NULL, NULL, "flag", NULL);   /* the value wait keeps no epoch */
     unsetenv("ATA_GPU_EPOCH0");
     tu_problem pb;
     tu_problem_make(&pb, "lap2d:30", 4);
@@ -285,8 +537,89 @@ static void test_device_pointers(void **state)
     ata_context_destroy(ctx);
 }
 
+/* One solve of plan p, counted by the emulated module. */
+static void counted_solve(ata_emu_counts_fn counts, ata_plan *p, tu_problem *pb, ata_emu_counts *c)
+{
+    memset(pb->x, 0xff, pb->n * sizeof *pb->x);
+    counts(NULL, 1);
+    TU_OK(ata_sptrsv(p, pb->b, pb->x));
+    counts(c, 1);
+    assert_memory_equal(pb->x, pb->xr, pb->n * sizeof *pb->x);
+}
+
+/* The emulated module counts its work (kernels/emu/emu_counts.h). levelset:
+ * one launch per level and the begin kernel, nothing waited on (no fence,
+ * acquire or atomic), every level at least two dependent round trips (the
+ * row's entries, then x of its predecessors), the matrix read at least
+ * once; a solve with host vectors synchronises (the copies and the state
+ * word). syncfree waiting on the value: no fence, release or acquire at
+ * all; launches: begin and one; claims are atomics on one cursor. With the
+ * flag wait: fences (shared by a warp's finishing rows, so fewer than rows)
+ * and acquires. A real GPU module has no counts: skipped. */
+static void test_emu_counts(void **state)
+{
+    (void)state;
+    BS_NEED(&gpu_backend);
+    ata_emu_counts_fn counts = ata_emu_counts_find();
+    if (!counts) {
+        printf("test_emu_counts: not the emulated module (no counts)\n");
+        skip();
+        return;
+    }
+    ata_context *ctx = make_ctx_env(NULL, "0");     /* launches, not graph nodes */
+    tu_problem pb;
+    tu_problem_make(&pb, "lap3d:8", 11);
+    ata_plan_options po = ata_plan_defaults();
+    po.policy = ATA_POLICY_LEVELSET;
+    ata_plan *p;
+    TU_OK(ata_sptrsv_plan_create(ctx, pb.A, &po, &p));
+    ata_plan_info in;
+    TU_OK(ata_plan_get_info(p, &in));
+    ata_emu_counts c;
+    counted_solve(counts, p, &pb, &c);
+    printf("levelset lap3d:8: %d levels, rtt %.1f, launches %lld, loads %lld (%lld bytes), host syncs %lld\n",
+           in.levels, c.rtt, c.launches, c.loads, c.load_bytes, c.host_syncs);
+    assert_int_equal(c.launches, in.levels + 1);
+    assert_int_equal(c.graph_nodes, 0);
+    assert_int_equal(c.fences_gpu + c.releases + c.acquires + c.atomics, 0);
+    assert_true(c.rtt >= 2.0 * in.levels);
+    const long long tri_nnz = (pb.A->nnz + pb.n) / 2;
+    assert_true(c.load_bytes >= 12 * (tri_nnz - pb.n));
+    assert_true(c.store_bytes >= 8LL * pb.n);
+    assert_true(c.host_syncs >= 1);
+    ata_plan_destroy(p);
+    po.policy = ATA_POLICY_SYNCFREE;
+    TU_OK(ata_sptrsv_plan_create(ctx, pb.A, &po, &p));
+    counted_solve(counts, p, &pb, &c);
+    printf("syncfree lap3d:8: rtt %.1f, launches %lld, fences %lld, releases %lld, acquires %lld, atomics %lld "
+           "(%lld addresses, hottest %lld)\n", c.rtt, c.launches, c.fences_gpu, c.releases, c.acquires, c.atomics,
+           c.atomic_addrs, c.atomics_hottest);
+    assert_int_equal(c.launches, 2);
+    /* the value wait: about one round trip per level (fewer where a warp's
+     * rows forward values to each other) */
+    assert_true(c.rtt > 0 && c.rtt <= 2.0 * in.levels + 8);
+    assert_true(c.atomics > 0 && c.atomics_hottest > 1 && c.atomic_addrs < c.atomics);
+    assert_int_equal(c.fences_gpu + c.releases + c.acquires, 0);
+    ata_plan_destroy(p);
+    ata_context_destroy(ctx);
+    ctx = make_ctx_mech(NULL, "0", "flag", "fixed");
+    TU_OK(ata_sptrsv_plan_create(ctx, pb.A, &po, &p));
+    counted_solve(counts, p, &pb, &c);
+    printf("syncfree lap3d:8, flag wait, fixed map: rtt %.1f, fences %lld, acquires %lld\n", c.rtt, c.fences_gpu,
+           c.acquires);
+    assert_true(c.fences_gpu > 0 && c.fences_gpu <= pb.n);
+    assert_true(c.acquires > 0);
+    assert_true(c.rtt >= 3.0 * in.levels);     /* poll, acquire, load x: every level */
+    ata_plan_destroy(p);
+    tu_problem_free(&pb);
+    ata_context_destroy(ctx);
+}
+
 int main(void)
 {
+    /* The elastic map (the default) splits hub rows between a warp's lanes. */
+    const char *map = getenv("ATA_GPU_MAP");
+    if (!(map && !strcmp(map, "fixed"))) tu_pull_split_above = ATA_GPU_HUB(GPU_FULL_WARP);
     const char *size = getenv("ATA_GPU_TEST_SIZE");
     gpu_backend.tiny = size && !strcmp(size, "tiny");
     gpu_backend.small = gpu_backend.tiny || (size && !strcmp(size, "small"));
@@ -296,9 +629,13 @@ int main(void)
         cmocka_unit_test(test_context_errors),
         BS_SUITE_TESTS(&gpu_backend),
         cmocka_unit_test(test_group_widths),
+        cmocka_unit_test(test_mechanisms),
+        cmocka_unit_test(test_elastic_classes),
+        cmocka_unit_test(test_device_pcg),
         cmocka_unit_test(test_epoch_wrap),
         cmocka_unit_test(test_large),
         cmocka_unit_test(test_device_pointers),
+        cmocka_unit_test(test_emu_counts),
     };
 #if defined(ATA_HAVE_CUDA) || defined(ATA_HAVE_HIP)
     ata_context_options o = ata_context_defaults();

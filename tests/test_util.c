@@ -165,6 +165,31 @@ void tu_check_many_plans(ata_context *ctx, const ata_policy *pols, int npol)
     ata_csr_free(A);
 }
 
+int tu_pull_split_above = 0;
+
+int tu_pull_splits(const ata_csr *A, ata_uplo uplo)
+{
+    if (tu_pull_split_above <= 0) return 0;
+    for (int i = 0; i < A->nrows; i++) {
+        int e = 0;
+        for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
+            e += uplo == ATA_LOWER ? A->col[q] < i : A->col[q] > i;
+        if (e > tu_pull_split_above) return 1;
+    }
+    return 0;
+}
+
+double tu_rel_diff2(const double *x, const double *y, int n)
+{
+    double d = 0, m = 0;
+    for (int i = 0; i < n; i++) {
+        d += (x[i] - y[i]) * (x[i] - y[i]);
+        m += y[i] * y[i];
+    }
+    if (isnan(d)) return INFINITY;
+    return m > 0 ? sqrt(d / m) : sqrt(d);
+}
+
 void tu_check_solution(const ata_csr *A, const char *name, const ata_plan_options *po,
                            const double *b, const double *x, const double *xr, int n)
 {
@@ -174,6 +199,11 @@ void tu_check_solution(const ata_csr *A, const char *name, const ata_plan_option
         if (!(be <= 1e-12 || be <= 100 * ber))
             fail_msg("%s vendor %s uplo=%d diag=%d: backward error %g (reference %g)", name,
                      po->traversal == ATA_PUSH ? "push" : "pull", po->uplo, po->diag, be, ber);
+    } else if (po->traversal == ATA_PULL && tu_pull_splits(A, po->uplo)) {
+        double e = tu_rel_diff2(x, xr, n);
+        if (!(e <= 1e-12))
+            fail_msg("%s %s pull uplo=%d diag=%d S=%d (rows split between lanes): rel diff %g > 1e-12",
+                     name, ata_policy_name(po->policy), po->uplo, po->diag, po->S, e);
     } else if (po->traversal == ATA_PULL) {
         if (memcmp(x, xr, (size_t)n * sizeof *x) != 0)
             fail_msg("%s %s pull uplo=%d diag=%d S=%d: not bitwise equal to the reference (rel diff %g)",

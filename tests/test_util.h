@@ -29,6 +29,17 @@ void tu_random_vec(double *v, int n, uint64_t seed);
  * backward-error bound. */
 void tu_check_solution(const ata_csr *A, const char *name, const ata_plan_options *po,
                        const double *b, const double *x, const double *xr, int n);
+/* Pull solves are bitwise the reference's, except on a backend that splits
+ * rows of more than tu_pull_split_above off-diagonal entries between lanes
+ * (partial sums in a fixed tree: the GPU's elastic map, gpu_kernels.h): a
+ * pull solve of a triangle with such a row is held to 1e-12 (relative, in
+ * the 2-norm) instead. 0 (the default): no backend splits rows. */
+extern int tu_pull_split_above;
+/* 1 when the `uplo` triangle of A (rows of A's CSR) has a row that such a
+ * backend splits. */
+int tu_pull_splits(const ata_csr *A, ata_uplo uplo);
+/* ||x - y||_2 / ||y||_2 (||x - y||_2 when y = 0; inf on a NaN). */
+double tu_rel_diff2(const double *x, const double *y, int n);
 /* One matrix through policies pols[0..npol) x pull/push x lower/upper x
  * unit/non-unit with adaptive-task size S (0: auto), every plan solved
  * twice: pull bitwise equal to the serial reference, push within 1e-12,

@@ -43,9 +43,12 @@
 #include <condition_variable>
 #include <functional>
 #include <memory>
+#include <algorithm>
 #include <mutex>
+#include <shared_mutex>
 #include <vector>
 #include "emu.h"
+#include "emu_counts.h"
 #include "ata.h"
 #if !defined(__x86_64__)
 #include <ucontext.h>
@@ -78,8 +81,24 @@ struct elane : emu_lane_pub {
 #endif
 };
 
+/* Counted work of one slot (emu_counts.h), summed into the device's after
+ * each kernel. Written by the slot's thread only. */
+struct cnt_acc {
+    long long loads, load_bytes, stores, store_bytes, polls_failed;
+    long long fences_gpu, releases, acquires, fences_cta, barriers;
+    long long atomics, atomic_addrs, atomics_hottest;
+    double tmax;                        /* latest model clock of a lane that exited */
+};
+
 struct slot {
     int id;
+    cnt_acc acc;
+    int vw[MAXT / W];                   /* virtual warp each warp of the block holds, -1: none */
+    /* A fence, release or acquire is one instruction of its warp however
+     * many lanes execute it together: counted once between two collectives
+     * of the warp (coll[w]: collectives completed; done[w][k]: the value of
+     * coll[w] when kind k was last counted, + 1). */
+    unsigned coll[MAXT / W], done_kind[MAXT / W][3];
     elane *lanes;
     int nalloc;                         /* lanes with a stack */
     void *sched_sp;
@@ -127,6 +146,15 @@ struct device {
     int slots_done = 0, tickets = 0;
     std::atomic<double> launch_t0{0};
     std::atomic<unsigned long long> clock{0};
+    /* Counted work: totals since the last reset, the model clock of the
+     * stream (when the last kernel ended), the virtual warps of the running
+     * launch (free ones in a min-heap by clock). */
+    ata_emu_counts tot{};
+    double T = 0, T0 = 0;
+    std::mutex vw_mu;
+    std::vector<std::pair<double, int>> vw_free;
+    bool vw_ready = false;
+    unsigned vw_count = 0;
 };
 
 device *dev;
@@ -313,6 +341,11 @@ void run_block(slot *S, unsigned b, const kernel_node *k)
     S->rq_head = 0;
     S->rq_len = 0;
     memset(S->pend, 0, sizeof S->pend);
+    for (int w = 0; w < MAXT / W; w++) {
+        S->vw[w] = -1;
+        S->coll[w] = 0;
+        S->done_kind[w][0] = S->done_kind[w][1] = S->done_kind[w][2] = 0;
+    }
     for (int t = 0; t < nt; t++) {
         elane *L = &S->lanes[t];
         lane_prepare(S, L);
@@ -325,6 +358,8 @@ void run_block(slot *S, unsigned b, const kernel_node *k)
         L->gdim = {k->grid, 1, 1};
         L->rel_fenced = 0;
         L->nrecent = 0;
+        L->t = L->tr = dev->T0;
+        L->untimed = 0;
         L->kind = C_NONE;
         make_ready(S, L);
     }
@@ -408,8 +443,15 @@ void dev_init()
 {
     dev = new device;
     dev->nslots = env_int("ATA_EMU_SLOTS", 2);
-    dev->sms = env_int("ATA_EMU_SMS", 1);
-    dev->bps = env_int("ATA_EMU_BLOCKS_PER_SM", 3);
+    /* ATA_EMU_SHAPE=h100: what an H100 SXM reports for the pull kernel (132
+     * SMs; 4 resident blocks of 256 threads: ptxas gives the tracked pull
+     * kernel 49 registers at sm_90, 56 allocated, so 36 warps fit in the
+     * 64K registers of an SM: 4 blocks of 8 warps). Counts only: the host
+     * still runs ATA_EMU_SLOTS blocks at a time. */
+    const char *shape = getenv("ATA_EMU_SHAPE");
+    const bool h100 = shape && !strcmp(shape, "h100");
+    dev->sms = env_int("ATA_EMU_SMS", h100 ? 132 : 1);
+    dev->bps = env_int("ATA_EMU_BLOCKS_PER_SM", h100 ? 4 : 3);
     dev->stack_bytes = (size_t)env_int("ATA_EMU_STACK_KB", 256) << 10;
     dev->watchdog_s = env_int("ATA_EMU_WATCHDOG", 300);
     /* ticks of ATA_TIMER_HZ: 1 GHz (CUDA's ns timer) or 100 MHz (HIP) */
@@ -431,10 +473,41 @@ device *D()
     return dev;
 }
 
-void run_kernel(const kernel_node &k)
+/* After a kernel: its slots' counts into the device's, and the stream's
+ * model clock moves to the kernel's end. */
+void cnt_collect(device *d, bool from_graph, bool racy)
+{
+    double end = d->T0;
+    ata_emu_counts &c = d->tot;
+    if (racy) {             /* the T_u probe: no part of any solve's work */
+        for (slot *S : d->slots) S->acc = cnt_acc{};
+        return;
+    }
+    for (slot *S : d->slots) {
+        cnt_acc &a = S->acc;
+        end = std::max(end, a.tmax);
+        c.loads += a.loads; c.load_bytes += a.load_bytes;
+        c.stores += a.stores; c.store_bytes += a.store_bytes;
+        c.polls_failed += a.polls_failed;
+        c.fences_gpu += a.fences_gpu; c.releases += a.releases; c.acquires += a.acquires;
+        c.fences_cta += a.fences_cta; c.barriers += a.barriers;
+        c.atomics += a.atomics; c.atomic_addrs += a.atomic_addrs;
+        c.atomics_hottest = std::max(c.atomics_hottest, a.atomics_hottest);
+        a = cnt_acc{};
+    }
+    d->T = end;
+    c.rtt = end;
+    c.launches++;
+    if (from_graph) c.graph_nodes++;
+}
+
+void run_kernel(const kernel_node &k, bool from_graph = false)
 {
     device *d = D();
     std::lock_guard<std::mutex> one(d->launch_mu);
+    d->T0 = d->T;
+    d->vw_ready = false;
+    d->vw_count = k.grid * (k.block / W);
     const int nwork = (int)(k.grid < (unsigned)d->nslots ? k.grid : (unsigned)d->nslots) - 1;
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -457,6 +530,7 @@ void run_kernel(const kernel_node &k)
     d->cv_done.wait(g, [&] { return d->slots_done == nwork; });
     d->launch_t0 = 0;
     d->k = nullptr;
+    cnt_collect(d, from_graph, k.racy);
 }
 
 /* ------------------------------------------------------------- streams */
@@ -464,9 +538,9 @@ struct op {
     kernel_node k;                      /* k.k set: a kernel */
     std::function<void()> fn;           /* otherwise a copy or set */
 };
-void run_op(const op &o)
+void run_op(const op &o, bool from_graph = false)
 {
-    if (o.k.k) run_kernel(o.k);
+    if (o.k.k) run_kernel(o.k, from_graph);
     else o.fn();
 }
 
@@ -496,6 +570,7 @@ extern "C" void emu_fiber_main(elane *L)
     if (dev->k->racy) __tsan_ignore_thread_end();
 #endif
     L->state = L_EXITED;
+    cur_slot->acc.tmax = std::max(cur_slot->acc.tmax, std::max(L->t, L->tr));
     cur_slot->exited++;
     lane_switch_out(L);
     abort();                            /* never resumed */
@@ -526,7 +601,33 @@ static uint64_t warp_coll(int kind, uint64_t mask, uint64_t val, int src)
         if (!pe[q].count) { e = &pe[q]; e->mask = mask; }
     if (++e->count == need) {
         e->count = 0;
+        S->coll[L->warp]++;
         uint64_t bal = 0;
+        /* Model clock: lanes are coupled by the data they exchange, not
+         * by the warp's lock step (emu_counts.h): a shuffle waits for its
+         * source lane, __syncwarp for every lane of its mask; a ballot
+         * (loop control) couples nothing. So the counts do not depend on
+         * the order the emulator happens to run the lanes in. */
+        if (L->untimed) {
+            /* bookkeeping: no clock moves */
+        } else if (kind == C_SYNCWARP) {
+            double tm = 0;
+            for (int l = 0; l < W; l++)
+                if ((mask >> l) & 1) tm = std::max(tm, std::max(wl[l].t, wl[l].tr));
+            for (int l = 0; l < W; l++)
+                if ((mask >> l) & 1) wl[l].t = wl[l].tr = tm;
+        } else if (kind == C_SHFL) {
+            double tn[W];
+            for (int l = 0; l < W; l++) {
+                tn[l] = 0;
+                if (!((mask >> l) & 1)) continue;
+                const elane *M = &wl[l];
+                tn[l] = std::max(M->t, M->tr);
+                if (M->src >= 0 && M->src < W) tn[l] = std::max(tn[l], std::max(wl[M->src].t, wl[M->src].tr));
+            }
+            for (int l = 0; l < W; l++)
+                if ((mask >> l) & 1) wl[l].t = wl[l].tr = tn[l];
+        }
         for (int l = 0; l < W; l++) {
             if (!((mask >> l) & 1)) continue;
             const elane *M = &wl[l];
@@ -580,6 +681,10 @@ extern "C" void emu_syncthreads(void)
 #endif
     if (++S->bar_arrived == S->nthreads) {
         S->bar_arrived = 0;
+        S->acc.barriers++;
+        double tm = 0;
+        for (int t = 0; t < S->nthreads; t++) tm = std::max(tm, std::max(S->lanes[t].t, S->lanes[t].tr));
+        for (int t = 0; t < S->nthreads; t++) S->lanes[t].t = S->lanes[t].tr = tm;
         for (int t = 0; t < S->nthreads; t++) {
             elane *M = &S->lanes[t];
             if (M->kind != C_SYNCTHREADS) fatal(S, "__syncthreads: thread %d is elsewhere", M->idx);
@@ -623,6 +728,249 @@ extern "C" unsigned long long emu_clock(void)
 extern "C" int emu_blocks_per_sm(void) { return D()->bps; }
 extern "C" void emu_expect_races(int on) { expect_races = on != 0; }
 
+/* ------------------------------------------------------- counted work
+ * emu_counts.h says what is counted and the model behind the clock. Each
+ * device allocation has a lazily made shadow, one entry per 4-byte word:
+ * the model time its last counted synchronising store happened at, and
+ * how many RMWs hit it since the last reset. */
+namespace {
+struct shadow {
+    uintptr_t base;
+    size_t bytes;
+    float *ts;
+    uint32_t *nat;
+};
+std::shared_mutex sh_mu;
+std::vector<shadow> shadows;            /* sorted by base */
+
+void shadow_add(const void *p, size_t bytes)
+{
+    std::unique_lock<std::shared_mutex> g(sh_mu);
+    shadow s{(uintptr_t)p, bytes ? bytes : 1, nullptr, nullptr};
+    auto it = std::lower_bound(shadows.begin(), shadows.end(), s,
+                               [](const shadow &a, const shadow &b) { return a.base < b.base; });
+    shadows.insert(it, s);
+}
+
+void shadow_del(const void *p)
+{
+    std::unique_lock<std::shared_mutex> g(sh_mu);
+    for (auto it = shadows.begin(); it != shadows.end(); ++it)
+        if (it->base == (uintptr_t)p) {
+            free(__atomic_load_n(&it->ts, __ATOMIC_ACQUIRE));
+            free(__atomic_load_n(&it->nat, __ATOMIC_ACQUIRE));
+            shadows.erase(it);
+            return;
+        }
+}
+
+/* The shadow array `which` (0: ts, 1: nat) of p's allocation and p's word
+ * in it; NULL when p is not device memory (a __shared__ array). */
+void *shadow_word(const void *p, int which)
+{
+    std::shared_lock<std::shared_mutex> g(sh_mu);
+    const uintptr_t a = (uintptr_t)p;
+    auto it = std::upper_bound(shadows.begin(), shadows.end(), a,
+                               [](uintptr_t x, const shadow &s) { return x < s.base; });
+    if (it == shadows.begin()) return nullptr;
+    shadow &s = *--it;
+    if (a >= s.base + s.bytes) return nullptr;
+    const size_t words = (s.bytes + 3) / 4, w = (a - s.base) / 4;
+    void **slotp = which ? (void **)&s.nat : (void **)&s.ts;
+    void *arr = __atomic_load_n(slotp, __ATOMIC_ACQUIRE);
+    if (!arr) {
+        void *fresh = calloc(words, 4), *none = nullptr;
+        if (!fresh) return nullptr;
+        if (__atomic_compare_exchange_n(slotp, &none, fresh, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) arr = fresh;
+        else { free(fresh); arr = none; }
+    }
+    return (char *)arr + 4 * w;
+}
+
+double shadow_ts(const void *p)
+{
+    float *f = (float *)shadow_word(p, 0);
+    float v = 0;
+    if (f) __atomic_load(f, &v, __ATOMIC_RELAXED);
+    return v;
+}
+
+void shadow_set_ts(const void *p, double t, bool keep_max)
+{
+    float *f = (float *)shadow_word(p, 0);
+    if (!f) return;
+    float v = (float)t, old;
+    __atomic_load(f, &old, __ATOMIC_RELAXED);
+    if (keep_max && old > v) return;
+    __atomic_store(f, &v, __ATOMIC_RELAXED);
+}
+
+void shadow_clear(void)
+{
+    std::unique_lock<std::shared_mutex> g(sh_mu);
+    for (shadow &s : shadows) {
+        const size_t words = (s.bytes + 3) / 4;
+        if (s.ts) memset(s.ts, 0, words * 4);
+        if (s.nat) memset(s.nat, 0, words * 4);
+    }
+}
+
+/* 1 when this lane's warp has not yet counted an instruction of kind k
+ * (0 fence, 1 release, 2 acquire) since its last collective. */
+bool warp_first(int k)
+{
+    slot *S = cur_slot;
+    const int w = self()->warp;
+    if (S->done_kind[w][k] == S->coll[w] + 1) return false;
+    S->done_kind[w][k] = S->coll[w] + 1;
+    return true;
+}
+} /* namespace */
+
+extern "C" void emu_cnt_ld(const void *p, unsigned bytes)
+{
+    (void)p;
+    elane *L = self();
+    if (L->untimed) return;
+    cnt_acc &a = cur_slot->acc;
+    a.loads++;
+    a.load_bytes += bytes;
+    L->tr = std::max(L->tr, L->t + 1);
+}
+
+extern "C" void emu_cnt_sync_ld(const void *p, unsigned bytes, int seen, int acquire)
+{
+    elane *L = self();
+    if (L->untimed) return;
+    cnt_acc &a = cur_slot->acc;
+    if (!seen) { a.polls_failed++; return; }
+    a.loads++;
+    a.load_bytes += bytes;
+    const double r = std::max(L->t, shadow_ts(p)) + 1;
+    if (acquire) {          /* later loads wait for it */
+        if (warp_first(2)) a.acquires++;
+        L->t = L->tr = std::max(std::max(L->t, L->tr), r);
+    } else {
+        L->tr = std::max(L->tr, r);
+    }
+}
+
+extern "C" void emu_cnt_st(const void *p, unsigned bytes, int kind)
+{
+    elane *L = self();
+    if (L->untimed) return;
+    cnt_acc &a = cur_slot->acc;
+    a.stores++;
+    a.store_bytes += bytes;
+    L->t = std::max(L->t, L->tr);       /* what it stores was loaded first */
+    if (kind == 2) {
+        if (warp_first(1)) a.releases++;
+        L->t += 1;
+    }
+    L->tr = L->t;
+    if (kind >= 1) shadow_set_ts(p, L->t, false);
+}
+
+extern "C" void emu_cnt_fence(int gpu_scope)
+{
+    elane *L = self();
+    if (L->untimed) return;
+    cnt_acc &a = cur_slot->acc;
+    if (!gpu_scope) { a.fences_cta++; return; }
+    if (warp_first(0)) a.fences_gpu++;
+    L->t = L->tr = std::max(L->t, L->tr) + 1;   /* waits for its stores to be acknowledged */
+}
+
+extern "C" void emu_cnt_rmw(const void *p, unsigned bytes, int ret, int release)
+{
+    (void)bytes;
+    elane *L = self();
+    if (L->untimed) return;
+    cnt_acc &a = cur_slot->acc;
+    a.atomics++;
+    uint32_t *n = (uint32_t *)shadow_word(p, 1);
+    const uint32_t before = n ? __atomic_fetch_add(n, 1u, __ATOMIC_RELAXED) : 0;
+    if (before == 0) a.atomic_addrs++;
+    if ((long long)before + 1 > a.atomics_hottest) a.atomics_hottest = before + 1;
+    if (release) {
+        if (warp_first(1)) a.releases++;
+        L->t = L->tr = std::max(L->t, L->tr) + 1;
+    }
+    /* Same-address RMWs pipeline in L2: a waiter on the word sees the
+     * latest one; the issuer waits only for its own result. */
+    shadow_set_ts(p, L->t, true);
+    if (ret) L->tr = std::max(L->tr, L->t + 1);
+}
+
+extern "C" void emu_cnt_untimed(int on) { self()->untimed = on; }
+
+extern "C" void emu_cnt_dep(void)
+{
+    elane *L = self();
+    if (L->untimed) return;
+    L->t = L->tr = std::max(L->t, L->tr);
+}
+
+/* Lane 0 of a warp of a persistent grid is about to claim work: the warp
+ * gives back the virtual warp it held (free from now on, in model time)
+ * and takes the one that is free first, whose clock every lane of the warp
+ * now carries (emu_counts.h). */
+extern "C" void emu_cnt_claim(void)
+{
+    elane *L = self();
+    slot *S = cur_slot;
+    device *d = dev;
+    const int w = L->warp;
+    double now = 0;         /* the warp is free when its last lane is */
+    for (int l = 0; l < W && w * W + l < S->nthreads; l++)
+        now = std::max(now, std::max(S->lanes[w * W + l].t, S->lanes[w * W + l].tr));
+    double c = now;
+    {
+        std::lock_guard<std::mutex> g(d->vw_mu);
+        auto later = std::greater<std::pair<double, int>>();
+        if (!d->vw_ready) {
+            d->vw_free.clear();
+            for (unsigned v = 0; v < d->vw_count; v++) d->vw_free.push_back({d->T0, (int)v});
+            std::make_heap(d->vw_free.begin(), d->vw_free.end(), later);
+            d->vw_ready = true;
+        }
+        if (S->vw[w] >= 0) {
+            d->vw_free.push_back({now, S->vw[w]});
+            std::push_heap(d->vw_free.begin(), d->vw_free.end(), later);
+            S->vw[w] = -1;
+        }
+        if (!d->vw_free.empty()) {
+            std::pop_heap(d->vw_free.begin(), d->vw_free.end(), later);
+            c = d->vw_free.back().first;
+            S->vw[w] = d->vw_free.back().second;
+            d->vw_free.pop_back();
+        }
+    }
+    for (int l = 0; l < W && w * W + l < S->nthreads; l++) {
+        elane *M = &S->lanes[w * W + l];
+        M->t = M->tr = c;
+    }
+}
+
+extern "C" __attribute__((visibility("default"))) int ata_emu_counts_get(ata_emu_counts *c, int reset)
+{
+    device *d = D();
+    std::lock_guard<std::mutex> one(d->launch_mu);
+    if (c) {
+        *c = d->tot;
+        c->rtt = d->T;
+        c->sms = d->sms;
+        c->blocks_per_sm = d->bps;
+        c->warp = W;
+    }
+    if (reset) {
+        d->tot = ata_emu_counts{};
+        d->T = d->T0 = 0;
+        shadow_clear();
+    }
+    return 0;
+}
+
 void emu_launch_raw(unsigned grid, unsigned block, void *stream, const char *name, emu_closure *c)
 {
     std::shared_ptr<emu_closure> k(c);
@@ -647,7 +995,7 @@ static double host_now(void)
 extern "C" {
 err_t EMU_RT(GetDeviceCount)(int *n) { *n = 1; return 0; }
 err_t EMU_RT(SetDevice)(int d) { return d == 0 ? 0 : EMU_RT(ErrorInvalidDevice); }
-err_t EMU_RT(DeviceSynchronize)(void) { return 0; }
+err_t EMU_RT(DeviceSynchronize)(void) { D()->tot.host_syncs++; return 0; }
 err_t EMU_RT(DeviceGetAttribute)(int *v, int attr, int d)
 {
     if (d != 0) return EMU_RT(ErrorInvalidDevice);
@@ -699,27 +1047,38 @@ static bool emu_fault(void)
 err_t EMU_RT(Malloc)(void **p, size_t bytes)
 {
     *p = emu_fault() ? nullptr : aligned_alloc(256, (bytes + 255) & ~(size_t)255);
+    if (*p) shadow_add(*p, bytes);
     return *p ? 0 : (last_error = 2);
 }
-err_t EMU_RT(Free)(void *p) { free(p); return 0; }
+err_t EMU_RT(Free)(void *p)
+{
+    if (p) shadow_del(p);
+    free(p);
+    return 0;
+}
 #if ATA_EMU_WARP == 64
 err_t hipHostMalloc(void **p, size_t bytes, unsigned flags) { (void)flags; return hipMalloc(p, bytes); }
-err_t hipHostFree(void *p) { free(p); return 0; }
+err_t hipHostFree(void *p) { return hipFree(p); }
 #else
 err_t cudaMallocHost(void **p, size_t bytes) { return cudaMalloc(p, bytes); }
-err_t cudaFreeHost(void *p) { free(p); return 0; }
+err_t cudaFreeHost(void *p) { return cudaFree(p); }
 #endif
 err_t EMU_RT(Memcpy)(void *dst, const void *src, size_t bytes, EMU_RT(MemcpyKind) k)
 {
     (void)k;
     if (bytes) memmove(dst, src, bytes);
+    D()->tot.copy_bytes += (long long)bytes;
+    D()->tot.host_syncs++;      /* a synchronous copy waits for the device */
     return 0;
 }
 err_t EMU_RT(MemcpyAsync)(void *dst, const void *src, size_t bytes, EMU_RT(MemcpyKind) k, EMU_RT(Stream_t) s)
 {
     (void)k;
     op o;
-    o.fn = [=] { if (bytes) memmove(dst, src, bytes); };
+    o.fn = [=] {
+        if (bytes) memmove(dst, src, bytes);
+        D()->tot.copy_bytes += (long long)bytes;
+    };
     return enqueue(s, std::move(o));
 }
 err_t EMU_RT(MemsetAsync)(void *dst, int v, size_t bytes, EMU_RT(Stream_t) s)
@@ -736,7 +1095,7 @@ err_t EMU_RT(StreamCreateWithFlags)(EMU_RT(Stream_t) *s, unsigned f)
     return 0;
 }
 err_t EMU_RT(StreamDestroy)(EMU_RT(Stream_t) s) { delete s; return 0; }
-err_t EMU_RT(StreamSynchronize)(EMU_RT(Stream_t) s) { (void)s; return 0; }
+err_t EMU_RT(StreamSynchronize)(EMU_RT(Stream_t) s) { (void)s; D()->tot.host_syncs++; return 0; }
 err_t EMU_RT(StreamBeginCapture)(EMU_RT(Stream_t) s, EMU_RT(StreamCaptureMode) m)
 {
     (void)m;
@@ -765,7 +1124,8 @@ err_t cudaGraphInstantiate(cudaGraphExec_t *e, cudaGraph_t g, unsigned long long
 err_t EMU_RT(GraphLaunch)(EMU_RT(GraphExec_t) e, EMU_RT(Stream_t) s)
 {
     if (s && s->capture) return EMU_RT(ErrorStreamCaptureUnsupported);
-    for (const op &o : e->ops) run_op(o);
+    D()->tot.graph_launches++;
+    for (const op &o : e->ops) run_op(o, true);
     return 0;
 }
 err_t EMU_RT(GraphExecDestroy)(EMU_RT(GraphExec_t) e) { delete e; return 0; }
@@ -787,7 +1147,7 @@ err_t EMU_RT(EventRecord)(EMU_RT(Event_t) e, EMU_RT(Stream_t) s)
     e->t = host_now();
     return 0;
 }
-err_t EMU_RT(EventSynchronize)(EMU_RT(Event_t) e) { (void)e; return 0; }
+err_t EMU_RT(EventSynchronize)(EMU_RT(Event_t) e) { (void)e; D()->tot.host_syncs++; return 0; }
 err_t EMU_RT(EventElapsedTime)(float *ms, EMU_RT(Event_t) a, EMU_RT(Event_t) b)
 {
     *ms = (float)((b->t - a->t) * 1e3);

@@ -10,6 +10,7 @@
  * emulator). */
 #ifndef ATA_EMU_H
 #define ATA_EMU_H
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include <tuple>
@@ -28,6 +29,10 @@ struct emu_lane_pub {
     int rel_fenced;         /* TSan model: a fence was executed (see emu_fence) */
     unsigned nrecent;       /* TSan model: relaxed loads since the last fence */
     const void *recent[4];
+    /* Counted work (emu_counts.h): this lane's model clock in round trips,
+     * and when the loads it issued since its last use point return. */
+    double t, tr;
+    int untimed;            /* bookkeeping (the spin guard): neither counted nor timed */
 };
 extern thread_local emu_lane_pub *emu_self;
 
@@ -49,6 +54,22 @@ uint64_t emu_shfl_bits(uint64_t v, int src_lane);
 void emu_syncwarp(uint64_t mask);
 void emu_syncthreads(void);
 void emu_pause(void);
+/* Counted work (emu_counts.h; emu.cc). p: the address; bytes: its size. */
+void emu_cnt_ld(const void *p, unsigned bytes);     /* a load of data: batched until a use */
+/* A load of a word another lane may store in this kernel (flag, value,
+ * counter): `seen` 1 when it returned what the lane waited for (it then
+ * costs max(issue, when that was stored) + 1), 0 for a poll that did not
+ * (counted apart, costs nothing); `acquire` 1 for an acquire load. */
+void emu_cnt_sync_ld(const void *p, unsigned bytes, int seen, int acquire);
+/* A store: kind 0 plain, 1 relaxed atomic (its time is kept for the loads
+ * that wait on it), 2 release (a fence first). */
+void emu_cnt_st(const void *p, unsigned bytes, int kind);
+void emu_cnt_fence(int gpu_scope);                  /* 1: GPU scope; 0: warp/block scope */
+/* An RMW; ret: its old value is used; release: with release semantics. */
+void emu_cnt_rmw(const void *p, unsigned bytes, int ret, int release);
+void emu_cnt_dep(void);                             /* a use point: wait for the batch */
+void emu_cnt_claim(void);                           /* lane 0 claimed work for its warp */
+void emu_cnt_untimed(int on);                       /* bookkeeping follows (on) / ends (off) */
 }
 #define __syncthreads emu_syncthreads
 
@@ -108,6 +129,8 @@ static inline void emu_fence(bool release)
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 #endif
 }
+/* The memory operations below are uncounted; the counted vocabulary
+ * (gpu_port.h) adds its counts. */
 template <class T> static inline T emu_ld_rlx(const T *p)
 {
     emu_note_relaxed(p);
@@ -153,18 +176,26 @@ template <class T> static inline bool emu_cas_rlx(T *p, T *expect, T v)
     return __atomic_compare_exchange_n(p, expect, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
-/* CUDA's atomic functions: relaxed, device scope. */
-static inline unsigned atomicAdd(unsigned *p, unsigned v) { return emu_add_rlx(p, v); }
-static inline int atomicAdd(int *p, int v) { return emu_add_rlx(p, v); }
-static inline int atomicCAS(int *p, int expect, int v) { emu_cas_rlx(p, &expect, v); return expect; }
+/* CUDA's atomic functions: relaxed, device scope; each one counted as an
+ * RMW whose old value is used. */
+static inline unsigned atomicAdd(unsigned *p, unsigned v) { emu_cnt_rmw(p, 4, 1, 0); return emu_add_rlx(p, v); }
+static inline int atomicAdd(int *p, int v) { emu_cnt_rmw(p, 4, 1, 0); return emu_add_rlx(p, v); }
+static inline int atomicCAS(int *p, int expect, int v)
+{
+    emu_cnt_rmw(p, 4, 1, 0);
+    emu_cas_rlx(p, &expect, v);
+    return expect;
+}
 static inline int atomicMin(int *p, int v)
 {
+    emu_cnt_rmw(p, 4, 1, 0);    /* one atomic min on the hardware, a CAS loop here */
     int old = emu_ld_rlx(p);
     while (old > v && !emu_cas_rlx(p, &old, v)) {}
     return old;
 }
 static inline void emu_atomic_add_f64(double *p, double v)
 {
+    emu_cnt_rmw(p, 8, 0, 0);
     uint64_t *q = (uint64_t *)p, old = emu_ld_rlx(q), nw;
     do {
         double d;

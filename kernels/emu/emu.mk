@@ -10,8 +10,10 @@
 #                          lane a TSan fiber (build-emu-tsan/)
 #   make gpu-emu-tsan-bug  shows that gpu-emu-tsan can fail: builds the kernels
 #                          with an injected ordering bug (EMU_BUGS: every acquire
-#                          load relaxed; every release relaxed) and passes only if
-#                          TSan reports a data race in the kernels for each
+#                          load relaxed; every release relaxed; the value of a
+#                          pull row stored, or loaded, plainly instead of
+#                          atomically) and passes only if TSan reports a data
+#                          race in the kernels for each case of EMU_BUG_CASES
 #   ATA_GPU=emu32|emu64    any other target on the emulator (e.g. ata-bench)
 #
 # EMU_TEST_SIZE (default small; tiny under TSan) becomes ATA_GPU_TEST_SIZE
@@ -21,7 +23,15 @@
 
 EMU_TEST_SIZE ?= small
 EMU_HDRS := $(wildcard kernels/emu/*.h kernels/emu/include/*.h kernels/emu/include/*/*.h)
-EMU_BUGS := NO_ACQUIRE NO_RELEASE
+EMU_BUGS := NO_ACQUIRE NO_RELEASE PLAIN_VALUE_STORE PLAIN_VALUE_LOAD
+# BUG:TESTS:WHERE[:ENV,..]: ILU0's flag without its acquire, or its release,
+# must be reported in ILU0; the wait on the value with a plain store or a
+# plain load of x, in the pull kernel (elastic map, and the fixed one); the
+# pull solve's flag wait (ATA_GPU_WAIT=flag) without its acquire or release.
+EMU_BUG_CASES := NO_ACQUIRE:test_ilu0:ilu0_ NO_RELEASE:test_ilu0:ilu0_ \
+                 PLAIN_VALUE_STORE:test_generated:pull_elastic PLAIN_VALUE_LOAD:test_generated:pull_elastic \
+                 PLAIN_VALUE_STORE:test_generated:pull_window:ATA_GPU_MAP=fixed \
+                 NO_ACQUIRE:test_generated:pull_:ATA_GPU_WAIT=flag NO_RELEASE:test_generated:pull_:ATA_GPU_WAIT=flag
 CXX ?= g++
 
 ifneq ($(filter emu32 emu64,$(ATA_GPU)),)
@@ -33,6 +43,8 @@ ifneq ($(filter emu32 emu64,$(ATA_GPU)),)
   EMU_KFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer) \
                 $(if $(filter thread,$(SANITIZE)),-Wno-tsan)
   GPU_OBJS := $(GPU_SRCS:%.cu=$(BUILD)/%.o) $(BUILD)/kernels/emu/emu.o
+  # The emulated module also exports the counts of its work (emu_counts.h).
+  GPU_MODULE_MAP := kernels/emu/emu_module.map
   GPU_LIBS := -lstdc++
   # The vendor stand-in solves with the serial reference: the emulated module
   # carries its own copy (hidden, like everything in a module).
@@ -56,7 +68,7 @@ $(BUILD)/emu-bug/%/ata_exec.o $(BUILD)/emu-bug/%/ata_blas.o: kernels/ata_exec.cu
 $(BUILD)/emu-bug/%/libata_$(GPU_MODULE_API).so: $(GPU_HOST_OBJS) \
         $(BUILD)/src/ilu0_row.o $(BUILD)/kernels/emu/emu.o $(EMU_MODULE_OBJS) $(BUILD)/emu-bug/%/ata_exec.o \
         $(BUILD)/emu-bug/%/ata_blas.o
-	$(call quiet,LD,$@)$(CC) -shared $(LDFLAGS) -Wl,--version-script=kernels/gpu_module.map -Wl,--no-undefined -o $@ $^ $(GPU_LIBS) -lm
+	$(call quiet,LD,$@)$(CC) -shared $(LDFLAGS) -Wl,--version-script=$(GPU_MODULE_MAP) -Wl,--no-undefined -o $@ $^ $(GPU_LIBS) -lm
 endif
 
 .PHONY: gpu-emu gpu-emu-tsan gpu-emu-tsan-bug emu-test emu-bug-test emu-one-slot
@@ -65,8 +77,8 @@ emu-test: $(BUILD)/tests/test_gpu $(BUILD)/kernels/emu/selftest $(GPU_MODULE)
 	ATA_BACKEND_PATH=$(abspath $(BUILD)) ATA_GPU_TEST_REQUIRE=1 ATA_GPU_TEST_SIZE=$(EMU_TEST_SIZE) $(BUILD)/tests/test_gpu
 
 emu-bug-test: $(BUILD)/tests/test_gpu $(EMU_BUGS:%=$(BUILD)/emu-bug/%/libata_$(GPU_MODULE_API).so)
-	@for b in $(EMU_BUGS); do ATA_BACKEND_PATH=$(abspath $(BUILD))/emu-bug/$$b \
-	    bash kernels/emu/expect-race.sh $(BUILD)/tests/test_gpu $$b || exit 1; done
+	@for c in $(EMU_BUG_CASES); do set -- $$(echo $$c | tr : ' '); ATA_BACKEND_PATH=$(abspath $(BUILD))/emu-bug/$$1 \
+	    bash kernels/emu/expect-race.sh $(BUILD)/tests/test_gpu "$$1" "$$2" "$$3" "$${4:-}" || exit 1; done
 
 # One slot, four reported resident blocks: every persistent grid has three
 # blocks that start only after the first exits (the deadlock-freedom claim).

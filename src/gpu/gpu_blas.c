@@ -39,8 +39,39 @@ void gpu_spmv_destroy(ata_context *ctx, void *h)
     gpu_spmv_h *s = h;
     if (!s) return;
     (void)GPU(SetDevice)(GC(ctx)->device);
-    gpu_free(s->ptr); gpu_free(s->idx); gpu_free(s->val);
+    gpu_free(s->ptr); gpu_free(s->idx); gpu_free(s->val); gpu_free(s->win);
     free(s);
+}
+
+/* The elastic map's windows over A's rows: a thread per row of up to 8
+ * entries, else a group of one lane per 8 entries (up to the warp); the
+ * same class rows side by side, W / G of them per window. */
+static ata_status spmv_windows(const gpu_ctx *g, const ata_csr *A, gpu_spmv_h *s)
+{
+    const int n = A->nrows;
+    ata_gpu_window *win = malloc(((size_t)n + 1) * sizeof *win);
+    if (!win) return ata_fail(ATA_ERR_NOMEM, "spmv: out of memory");
+    int nw = 0, prev = -1;
+    for (int i = 0; i < n; i++) {
+        const int e = A->rowptr[i + 1] - A->rowptr[i];
+        int lg = 0;
+        while ((1 << lg) * 8 < e && (1 << lg) < g->warp) lg++;
+        if (g->group_override > 0)
+            for (lg = 0; (1 << lg) < g->group_override && (1 << lg) < g->warp; lg++) {}
+        if (lg == prev && (win[nw - 1].meta & ATA_GPU_WIN_ROWS) < (g->warp >> lg)) {
+            win[nw - 1].meta++;
+            continue;
+        }
+        win[nw].pos = i;
+        win[nw].meta = 1 | lg << 8;
+        nw++;
+        prev = lg;
+    }
+    ata_status st = gpu_malloc((void **)&s->win, ((size_t)nw + 1) * sizeof *win, "spmv windows");
+    if (st == ATA_OK) st = gpu_upload((gpu_ctx *)g, s->win, win, (size_t)nw * sizeof *win);
+    s->nwin = nw;
+    free(win);
+    return st;
 }
 
 ata_status gpu_spmv_create(ata_context *ctx, const ata_csr *A, void **h)
@@ -63,6 +94,11 @@ ata_status gpu_spmv_create(ata_context *ctx, const ata_csr *A, void **h)
     s->G = gpu_pick_group(g, A->nrows ? (double)A->nnz / A->nrows : 1);
     long long per_block = (long long)g->wpb * (g->warp / s->G);
     long long need = (A->nrows + per_block - 1) / per_block, cap = (long long)gpu_resident_blocks(g, 3);
+    if (g->elastic && (st = spmv_windows(g, A, s)) != ATA_OK) {
+        gpu_spmv_destroy(ctx, s);
+        return st;
+    }
+    if (s->win) need = (s->nwin + g->wpb - 1) / g->wpb;
     s->grid = (int)(need < 1 ? 1 : need > cap ? cap : need);
     *h = s;
     return ATA_OK;
@@ -73,7 +109,7 @@ ata_status gpu_spmv(ata_context *ctx, void *h, const double *x, double *y)
     gpu_ctx *g = GC(ctx);
     gpu_spmv_h *s = h;
     GCHECK(GPU(SetDevice)(g->device));
-    KCHECK(ata_gpu_spmv(s->n, s->ptr, s->idx, s->val, s->G, x, y, s->grid, SV(g)));
+    KCHECK(ata_gpu_spmv(s->n, s->ptr, s->idx, s->val, s->G, s->win, s->nwin, x, y, s->grid, SV(g)));
     return ATA_OK;
 }
 

@@ -131,10 +131,37 @@ ata_status gpu_ctx_init(ata_context *ctx)
     if ((st = gpu_malloc((void **)&g->dot_out, sizeof(double), "dot result")) != ATA_OK) goto fail;
     g->use_graph = env_int("ATA_GPU_GRAPH", GPU_GRAPH_DEFAULT) != 0;
     g->group_override = env_int("ATA_GPU_GROUP", 0);
+    const char *wait = getenv("ATA_GPU_WAIT");
+    if (wait && *wait && strcmp(wait, "value") && strcmp(wait, "flag")) {
+        st = ata_fail(ATA_ERR_ARG, "ATA_GPU_WAIT=%s: expected value or flag", wait);
+        goto fail;
+    }
+    g->wait = wait && !strcmp(wait, "flag") ? ATA_GPU_WAIT_FLAG : ATA_GPU_WAIT_VALUE;
+    const char *map = getenv("ATA_GPU_MAP");
+    if (map && *map && strcmp(map, "elastic") && strcmp(map, "fixed")) {
+        st = ata_fail(ATA_ERR_ARG, "ATA_GPU_MAP=%s: expected elastic or fixed", map);
+        goto fail;
+    }
+    g->elastic = !(map && !strcmp(map, "fixed"));
+    const char *pcg = getenv("ATA_GPU_PCG");
+    if (pcg && *pcg && strcmp(pcg, "device") && strcmp(pcg, "host")) {
+        st = ata_fail(ATA_ERR_ARG, "ATA_GPU_PCG=%s: expected device or host", pcg);
+        goto fail;
+    }
+    g->pcg_device = !(pcg && !strcmp(pcg, "host"));
     g->epoch0 = (uint32_t)strtoul(getenv("ATA_GPU_EPOCH0") ? getenv("ATA_GPU_EPOCH0") : "0", NULL, 10);
-    /* Eq. 5.1: S_min = SMs x resident warps per SM at the pull kernel's
-     * occupancy; greedy's chunk: the user tasks resident at once. */
-    ctx->S_min = g->sms * g->blocks_per_sm[ATA_GPU_PULL] * g->wpb;
+    /* Eq. 5.1: S_min = the user tasks the device runs at once: rows in
+     * flight, not warps. The pull kernel's resident warps times the rows a
+     * warp holds: with the elastic map a short row has a lane of its own
+     * (W rows per warp; plans of longer rows have fewer, W / G); with the
+     * fixed map, as first designed, one (S_min = warps). ca cuts the level
+     * order into atasks of at least S_min rows, la into chunks of S_min
+     * consecutive rows, greedy into chunks of `capacity`: on an H100 shape
+     * 135168 rows instead of 4224, so ca runs lap3d:64 in a handful of
+     * launches instead of ~50 (bench/EMU-COUNTS.md). */
+    const long long warps = (long long)g->sms * g->blocks_per_sm[ATA_GPU_PULL] * g->wpb;
+    const long long rows = warps * (g->elastic ? g->warp : 1);
+    ctx->S_min = rows > 1 << 30 ? 1 << 30 : (int)rows;
     ctx->capacity = ctx->S_min;
     return ATA_OK;
 fail:

@@ -28,6 +28,7 @@ void gpu_plan_release(ata_plan *p)
     gpu_vendor_release(d);
     gpu_free(d->ptr); gpu_free(d->idx); gpu_free(d->val); gpu_free(d->diag); gpu_free(d->order);
     gpu_free(d->indeg); gpu_free(d->pending); gpu_free(d->done); gpu_free(d->counters); gpu_free(d->state);
+    gpu_free(d->win); gpu_free(d->posof); gpu_free(d->umap_row); gpu_free(d->umap);
     free(d->launches);
     free(d);
     p->dev = NULL;
@@ -37,6 +38,55 @@ static int plan_mode(const ata_plan *p)
 {
     if (p->kind == PLAN_ILU0) return ATA_GPU_ILU0;
     return p->opt.traversal == ATA_PUSH ? ATA_GPU_PUSH : ATA_GPU_PULL;
+}
+
+/* ILU0's position map (gpu_kernels.h): for each row i and each predecessor
+ * k of it, where each entry of row k right of its diagonal lands in row i
+ * (-1: not in its pattern), found once here with a dense marker of row i's
+ * columns instead of a binary search per pair on the device. A row whose
+ * map would be more than 16 times its own length (+64), or past a total of
+ * 4 nnz + n entries, keeps the searches (umap_row -1): a dense early row
+ * used by many rows would make the map quadratic. */
+static ata_status ilu0_map(gpu_ctx *g, const ata_plan *p, gpu_plan *d)
+{
+    const ata_csr *T = p->T;
+    const int n = T->nrows, *ptr = T->rowptr, *col = T->col, *dg = p->diag;
+    const long long budget = 4LL * T->nnz + n;
+    ata_status st = ATA_OK;
+    int *row = malloc(((size_t)n + 1) * sizeof *row), *mark = malloc(((size_t)n + 1) * sizeof *mark);
+    int *map = NULL;
+    if (!row || !mark) { st = ata_fail(ATA_ERR_NOMEM, "gpu plan: out of memory"); goto out; }
+    long long total = 0;
+    for (int i = 0; i < n; i++) {
+        long long m = 0;
+        for (int q = ptr[i]; q < dg[i]; q++) m += ptr[col[q] + 1] - dg[col[q]] - 1;
+        const int fits = m <= 16LL * (ptr[i + 1] - ptr[i]) + 64 && total + m <= budget;
+        row[i] = fits ? (int)total : -1;
+        if (fits) total += m;
+    }
+    map = malloc(((size_t)total + 1) * sizeof *map);
+    if (!map) { st = ata_fail(ATA_ERR_NOMEM, "gpu plan: out of memory"); goto out; }
+    for (int c = 0; c < n; c++) mark[c] = -1;
+    for (int i = 0; i < n; i++) {
+        if (row[i] < 0) continue;
+        for (int q = ptr[i]; q < ptr[i + 1]; q++) mark[col[q]] = q;
+        long long m = row[i];
+        for (int q = ptr[i]; q < dg[i]; q++) {
+            const int k = col[q];
+            for (int u = dg[k] + 1; u < ptr[k + 1]; u++) map[m++] = mark[col[u]] > q ? mark[col[u]] : -1;
+        }
+        for (int q = ptr[i]; q < ptr[i + 1]; q++) mark[col[q]] = -1;
+    }
+    if ((st = gpu_malloc((void **)&d->umap_row, (size_t)n * sizeof *row, "ILU0 position map")) ||
+        (st = gpu_malloc((void **)&d->umap, ((size_t)total + 1) * sizeof *map, "ILU0 position map")) ||
+        (st = gpu_upload(g, d->umap_row, row, (size_t)n * sizeof *row)) ||
+        (st = gpu_upload(g, d->umap, map, (size_t)total * sizeof *map)))
+        goto out;
+out:
+    free(row);
+    free(mark);
+    free(map);
+    return st;
 }
 
 /* The matrix and every array whose size is known before the schedule: made
@@ -67,8 +117,9 @@ static ata_status ensure_base(ata_plan *p)
         if ((st = gpu_malloc((void **)&d->indeg, n * sizeof(int), "in-degrees")) ||
             (st = gpu_malloc((void **)&d->pending, n * sizeof(int), "pending counters")))
             goto fail;
-    } else if ((st = gpu_malloc((void **)&d->done, n * sizeof(uint32_t), "done flags"))) {
-        goto fail;
+    } else if ((d->mode == ATA_GPU_ILU0 || g->wait == ATA_GPU_WAIT_FLAG) &&
+               (st = gpu_malloc((void **)&d->done, n * sizeof(uint32_t), "done flags"))) {
+        goto fail;      /* a pull solve that waits on x needs no flags */
     }
     if (p->kind == PLAN_ILU0 && (st = gpu_malloc((void **)&d->diag, n * sizeof(int), "diagonal positions")))
         goto fail;
@@ -77,6 +128,7 @@ static ata_status ensure_base(ata_plan *p)
         (st = gpu_upload(g, d->val, T->val, nnz * sizeof(double))))
         goto fail;
     if (d->diag && (st = gpu_upload(g, d->diag, p->diag, n * sizeof(int)))) goto fail;
+    if (d->diag && (st = ilu0_map(g, p, d))) goto fail;
     iota = malloc((n + 1) * sizeof *iota);
     if (!iota) { st = ata_fail(ATA_ERR_NOMEM, "gpu plan: out of memory"); goto fail; }
     for (size_t i = 0; i < n; i++) iota[i] = (int)i;
@@ -110,12 +162,17 @@ static ata_gpu_args base_args(const ata_plan *p)
     a.val = d->val;
     a.diag = d->diag;
     a.order = d->order;
+    a.posof = d->posof;
+    a.umap_row = d->umap_row;
+    a.umap = d->umap;
+    a.win = d->win;
     a.done = d->done;
     a.pending = d->pending;
     a.indeg = d->indeg;
     a.counters = d->counters;
     a.ncounters = d->counters ? d->ncounters : 0;
     a.state = d->state;
+    a.wait = g->wait;
     double ticks = p->ctx->wait_timeout_s * g->timer_hz;
     a.timeout_ticks = ticks > 1.8e19 ? 18000000000000000000ull : (unsigned long long)ticks;
     return a;
@@ -141,6 +198,113 @@ static void size_launch(const gpu_ctx *g, int mode, ata_gpu_launch *l)
     }
 }
 
+/* ------------------------------------------------------- the elastic map */
+/* Class of row i (gpu_kernels.h): log2 of its lanes, or CLASS_SPLIT. A pull
+ * row gets a lane per ROW_K entries (a thread up to ROW_K), up to the
+ * warp; longer than ATA_GPU_HUB it is split between the whole warp. An
+ * ILU0 row gets a lane per predecessor (the wait in one round) and per 8
+ * entries (its updates), up to the warp. ATA_GPU_GROUP forces one width. */
+#define CLASS_SPLIT 15
+static int row_class(const gpu_ctx *g, const ata_plan *p, int mode, int diag_in_row, int i)
+{
+    const int *ptr = p->T->rowptr;
+    const int e = ptr[i + 1] - ptr[i] - diag_in_row;
+    long long need;
+    if (g->group_override > 0) {
+        need = g->group_override;
+    } else if (mode == ATA_GPU_ILU0) {
+        const int deps = p->diag[i] - ptr[i];
+        need = deps > (e + 7) / 8 ? deps : (e + 7) / 8;
+    } else {
+        if (e > ATA_GPU_HUB(g->warp)) return CLASS_SPLIT;
+        need = (e + ATA_GPU_ROW_K - 1) / ATA_GPU_ROW_K;
+    }
+    int lg = 0;
+    while ((1LL << lg) < need && (1 << lg) < g->warp) lg++;
+    return lg;
+}
+
+/* Grid and claim chunk (in windows) of an elastic launch. */
+static void size_launch_elastic(const gpu_ctx *g, int mode, ata_gpu_launch *l)
+{
+    const long long nwin = l->win_hi - l->win_lo, need = (nwin + g->wpb - 1) / g->wpb;
+    const int cap = gpu_resident_blocks(g, mode);
+    l->grid = (int)(need < 1 ? 1 : need > cap ? cap : need);
+    long long k = nwin / (4LL * l->grid * g->wpb);
+    l->chunk = (int)(k < 1 ? 1 : k > 8 ? 8 : k);
+}
+
+/* Each launch's SET range cut into windows: consecutive rows at the width
+ * of the widest of them, W / G of them at most (a split row alone); WIN_FWD on a tracked
+ * thread-per-row pull window whose rows depend on each other (then the
+ * rows' SET positions go to the device too). */
+static ata_status build_windows(ata_plan *p, gpu_plan *d)
+{
+    gpu_ctx *g = GC(p->ctx);
+    const int n = p->n, *order = p->sched.order, *ptr = p->T->rowptr, *idx = p->T->col;
+    const int diag_in_row = p->kind != PLAN_ILU0 && p->opt.diag == ATA_NON_UNIT;
+    ata_status st = ATA_OK;
+    unsigned char *cls = malloc((size_t)n + 1);
+    int *posof = malloc(((size_t)n + 1) * sizeof *posof);
+    ata_gpu_window *win = malloc(((size_t)n + 1) * sizeof *win);
+    if (!cls || !posof || !win) { st = ata_fail(ATA_ERR_NOMEM, "gpu plan: out of memory"); goto out; }
+    for (int k = 0; k < n; k++) {
+        posof[order[k]] = k;
+        cls[k] = (unsigned char)row_class(g, p, d->mode, diag_in_row, order[k]);
+    }
+    int nw = 0, any_fwd = 0;
+    for (int L = 0; L < d->nlaunch; L++) {
+        ata_gpu_launch *l = &d->launches[L];
+        l->win_lo = nw;
+        for (int k = l->pos_lo; k < l->pos_hi;) {
+            /* Rows join while the widest class among them still fits: a
+             * short row may get more lanes than it needs, but windows of
+             * varied rows (circuits) are not cut at every class change. */
+            int c = cls[k], cnt = 1;
+            while (c != CLASS_SPLIT && k + cnt < l->pos_hi && cls[k + cnt] != CLASS_SPLIT) {
+                const int c2 = cls[k + cnt] > c ? cls[k + cnt] : c;
+                if (cnt + 1 > g->warp >> c2) break;
+                c = c2;
+                cnt++;
+            }
+            int meta = cnt | (c == CLASS_SPLIT ? ATA_GPU_WIN_SPLIT : c << 8);
+            if (c == 0 && cnt > 1 && l->tracked && d->mode == ATA_GPU_PULL) {
+                for (int r = k; r < k + cnt && !(meta & ATA_GPU_WIN_FWD); r++) {
+                    const int i = order[r];
+                    for (int q = ptr[i]; q < ptr[i + 1]; q++)
+                        if (idx[q] != i && posof[idx[q]] >= k && posof[idx[q]] < k + cnt) {
+                            meta |= ATA_GPU_WIN_FWD;
+                            break;
+                        }
+                }
+            }
+            any_fwd |= (meta & ATA_GPU_WIN_FWD) != 0;
+            win[nw].pos = k;
+            win[nw].meta = meta;
+            nw++;
+            k += cnt;
+        }
+        l->win_hi = nw;
+        size_launch_elastic(g, d->mode, l);
+    }
+    gpu_free(d->win);
+    gpu_free(d->posof);
+    d->win = NULL;
+    d->posof = NULL;
+    d->nwin = nw;
+    if ((st = gpu_malloc((void **)&d->win, ((size_t)nw + 1) * sizeof *win, "elastic windows")) ||
+        (st = gpu_upload(g, d->win, win, (size_t)nw * sizeof *win)))
+        goto out;
+    if (any_fwd && ((st = gpu_malloc((void **)&d->posof, (size_t)n * sizeof *posof, "SET positions")) ||
+                    (st = gpu_upload(g, d->posof, posof, (size_t)n * sizeof *posof))))
+        goto out;
+out:
+    free(cls);
+    free(posof);
+    free(win);
+    return st;
+}
+
 /* Adaptive tasks -> launches (see the file comment). */
 static ata_status build_launches(ata_plan *p, gpu_plan *d)
 {
@@ -148,6 +312,7 @@ static ata_status build_launches(ata_plan *p, gpu_plan *d)
     const agg_result *s = &p->sched;
     const int *ptr = p->T->rowptr;
     const int diag_in_row = p->kind != PLAN_ILU0 && p->opt.diag == ATA_NON_UNIT;
+    const int elastic = g->elastic && d->mode != ATA_GPU_PUSH;   /* push keeps one width per launch */
     free(d->launches);
     d->launches = malloc(((size_t)s->natasks + 1) * sizeof *d->launches);
     if (!d->launches) return ata_fail(ATA_ERR_NOMEM, "gpu plan: out of memory");
@@ -163,7 +328,7 @@ static ata_status build_launches(ata_plan *p, gpu_plan *d)
         const int G = gpu_pick_group(g, (double)ent / (hi - lo));
         const int tracked = (s->flags[a] & ATASK_TRACKED) != 0;
         ata_gpu_launch *prev = nl ? &d->launches[nl - 1] : NULL;
-        if (prev && !(s->flags[a] & ATASK_BARRIER) && prev->tracked == tracked && prev->group == G &&
+        if (prev && !(s->flags[a] & ATASK_BARRIER) && prev->tracked == tracked && (elastic || prev->group == G) &&
             prev->pos_hi == lo) {
             prev->pos_hi = hi;      /* same segment: no coarse edge in between */
             continue;
@@ -180,6 +345,8 @@ static ata_status build_launches(ata_plan *p, gpu_plan *d)
         d->launches[k].counter = d->launches[k].tracked ? ncounter++ : 0;
     }
     d->nlaunch = nl;
+    d->gen++;
+    if (elastic) ATA_TRY(build_windows(p, d));
     d->ncounters = 0;
     gpu_free(d->counters);
     d->counters = NULL;
@@ -237,6 +404,39 @@ ata_status gpu_plan_upload(ata_plan *p)
 }
 
 /* ------------------------------------------------------------------ solve */
+static ata_status enqueue_all(ata_plan *p, const ata_gpu_args *a);
+
+/* PCG on the device (gpu_cg.c): the solve's kernels on the context's
+ * stream (or into the graph it captures), each returning at once while
+ * *stop; no host synchronisation, no error read back (a timeout leaves
+ * the state word set: gpu_plan_check reads it). */
+ata_status gpu_plan_enqueue(ata_plan *p, const double *b, double *x, const int *stop)
+{
+    gpu_plan *d = p->dev;
+    if (!d || d->vendor) return ata_fail(ATA_ERR_UNSUPPORTED, "device pcg: the vendor library's solves run apart");
+    ata_gpu_args a = base_args(p);
+    a.b = b;
+    a.x = x;
+    a.stop = stop;
+    return enqueue_all(p, &a);
+}
+
+/* Before `solves` more begin kernels run without the host counting them
+ * one by one (graph replays): the epoch wraps early rather than late. */
+ata_status gpu_plan_epochs(ata_plan *p, unsigned solves)
+{
+    gpu_plan *d = p->dev;
+    gpu_ctx *g = GC(p->ctx);
+    if (!d || !d->done) return ATA_OK;
+    if (d->epoch > UINT32_MAX - solves - 1) {
+        GCHECK(GPU(MemsetAsync)(d->done, 0, (size_t)d->n * sizeof(uint32_t), g->stream));
+        GCHECK(GPU(MemsetAsync)(&d->state->epoch, 0, sizeof d->state->epoch, g->stream));
+        d->epoch = 0;
+    }
+    d->epoch += solves;
+    return ATA_OK;
+}
+
 static ata_status enqueue_all(ata_plan *p, const ata_gpu_args *a)
 {
     gpu_plan *d = p->dev;
@@ -283,6 +483,30 @@ broken:
 }
 
 /* The one synchronisation of a solve: read the state word back. */
+static ata_status state_eval(ata_plan *p, const ata_gpu_state *hs, const char *what);
+
+/* Device PCG: the plan's state word copied to `hs` (pinned) in stream
+ * order, and read after the caller's one synchronisation. */
+ata_status gpu_plan_state_read(ata_plan *p, ata_gpu_state *hs)
+{
+    gpu_plan *d = p->dev;
+    GCHECK(GPU(MemcpyAsync)(hs, d->state, sizeof *hs, GPU(MemcpyDeviceToHost), GC(p->ctx)->stream));
+    return ATA_OK;
+}
+ata_status gpu_plan_state_check(ata_plan *p, const ata_gpu_state *hs, const char *what)
+{
+    return state_eval(p, hs, what);
+}
+/* Device PCG's solves keep their error word from one solve to the next
+ * (a failed solve makes the later ones stop at once): cleared here. */
+ata_status gpu_plan_state_clear(ata_plan *p)
+{
+    gpu_plan *d = p->dev;
+    gpu_ctx *g = GC(p->ctx);
+    GCHECK(GPU(MemsetAsync)(&d->state->err, 0, sizeof d->state->err, g->stream));
+    return ATA_OK;
+}
+
 static ata_status finish(ata_plan *p, const char *what)
 {
     gpu_plan *d = p->dev;
@@ -291,6 +515,13 @@ static ata_status finish(ata_plan *p, const char *what)
     GCHECK(GPU(MemcpyAsync)(hs, d->state, sizeof *hs, GPU(MemcpyDeviceToHost), g->stream));
     gpu_err e = GPU(StreamSynchronize)(g->stream);
     if (e != GPU_OK) return ata_fail(ATA_ERR_BACKEND, GPU_NAME " %s: %s", what, GPU(GetErrorString)(e));
+    return state_eval(p, hs, what);
+}
+
+static ata_status state_eval(ata_plan *p, const ata_gpu_state *hs, const char *what)
+{
+    gpu_plan *d = p->dev;
+    gpu_ctx *g = GC(p->ctx);
     if (hs->err == ATA_GPU_ERR_TIMEOUT) {
         /* The kernels time out only when nothing finished anywhere on the
          * device for the whole wait: a dependency that never completes. */

@@ -7,7 +7,7 @@
  * gpu_exec.c (our kernels' host side: plans on the device, solves, ILU0,
  * the T_u probe), gpu_vendor.c (the cuSPARSE / hipSPARSE baseline, policy
  * `vendor`), gpu_blas.c (PCG's vectors, SpMV, dot, axpby), gpu_module.c (the
- * module's entry point and ops table).
+ * module's entry point and ops table), gpu_cg.c (PCG on the device).
  *
  * Host side of the GPU backends: `cuda_backend_ops` when built
  * with ATA_HAVE_CUDA (gcc + cudart + cuSPARSE), `hip_backend_ops` when built
@@ -26,8 +26,16 @@
  * host synchronisation). On CUDA the begin kernel and the launches are
  * captured once per (b, x) pair into a graph and replayed.
  *
- * Environment (for experiments): ATA_GPU_GRAPH=0|1 (default 1 on CUDA, 0 on
- * HIP), ATA_GPU_GROUP=N forces N lanes per user task (power of two).
+ * Environment (for experiments, read once per context): ATA_GPU_GRAPH=0|1
+ * (default 1 on CUDA, 0 on HIP), ATA_GPU_GROUP=N forces N lanes per user
+ * task (power of two), ATA_GPU_WAIT=value|flag: a pull solve waits on x_j
+ * itself (default) or on row j's done flag (the first design, kept until a
+ * GPU run decides; ata_exec.cu); ATA_GPU_MAP=elastic|fixed: rows sized to
+ * their work (a thread per short row, a group for medium rows, a warp with
+ * partial sums for hubs; default) or one group width per launch from its
+ * mean row length (the first design); ATA_GPU_PCG=device|host: CG's
+ * iterations on the device with the host reading every few (gpu_cg.c;
+ * default) or driven from the host (four reads per iteration).
  *
  * Policy `vendor`: SpSV (cuSPARSE generic API / hipSPARSE) on the CSR of the
  * triangle (a push plan's CSC is transposed back to CSR at upload), and
@@ -138,6 +146,9 @@ typedef struct {
     int have_sparse;
     int use_graph;
     int group_override;
+    int wait;                   /* ATA_GPU_WAIT: ATA_GPU_WAIT_VALUE (default) or _FLAG */
+    int elastic;                /* ATA_GPU_MAP: 1 elastic (default), 0 fixed */
+    int pcg_device;             /* ATA_GPU_PCG: 1 device (default), 0 host (the first design) */
     uint32_t epoch0;            /* tests: ATA_GPU_EPOCH0 (see plan_epoch_start) */
 } gpu_ctx;
 
@@ -152,6 +163,11 @@ typedef struct {
 typedef struct {
     int n, nnz, mode;
     int *ptr, *idx, *diag, *order, *indeg, *pending;
+    ata_gpu_window *win;        /* elastic map: the windows of every launch */
+    int nwin;
+    int *posof;                 /* elastic: SET position of each row (WIN_FWD windows need it), or NULL */
+    int *umap_row, *umap;       /* ILU0: the position map (gpu_kernels.h), or NULL */
+    unsigned gen;               /* launches rebuilt this many times (device PCG's graph checks it) */
     double *val;
     uint32_t *done;
     unsigned *counters;
@@ -181,6 +197,8 @@ typedef struct {
     int n, G, grid;
     int *ptr, *idx;
     double *val;
+    ata_gpu_window *win;        /* elastic map: windows of rows, or NULL (one G) */
+    int nwin;
 } gpu_spmv_h;
 
 static inline gpu_ctx *GC(ata_context *ctx) { return (gpu_ctx *)ctx->dev; }
@@ -201,6 +219,13 @@ ata_status gpu_vendor_setup(ata_plan *p, gpu_plan *d);
 void gpu_vendor_release(gpu_plan *d);
 ata_status gpu_vendor_sptrsv(ata_plan *p, const double *b, double *x);
 ata_status gpu_vendor_ilu0(ata_plan *p);
+
+/* A plan's solve enqueued for PCG on the device (gpu_exec.c; gpu_cg.c). */
+ata_status gpu_plan_enqueue(ata_plan *p, const double *b, double *x, const int *stop);
+ata_status gpu_plan_epochs(ata_plan *p, unsigned solves);
+ata_status gpu_plan_state_read(ata_plan *p, ata_gpu_state *hs);
+ata_status gpu_plan_state_check(ata_plan *p, const ata_gpu_state *hs, const char *what);
+ata_status gpu_plan_state_clear(ata_plan *p);
 
 /* The ops (gpu_module.c gathers them into the backend's table). */
 ata_status gpu_ctx_init(ata_context *ctx);
@@ -223,5 +248,9 @@ void gpu_spmv_destroy(ata_context *ctx, void *h);
 ata_status gpu_spmv(ata_context *ctx, void *h, const double *x, double *y);
 ata_status gpu_dot(ata_context *ctx, size_t n, const double *x, const double *y, double *out);
 ata_status gpu_axpby(ata_context *ctx, size_t n, double a, const double *x, double b, double *y);
+ata_status gpu_cg_start(ata_context *ctx, backend_cg *cg, const double *b_host, const double *x0_host);
+ata_status gpu_cg_steps(ata_context *ctx, backend_cg *cg, int k, backend_cg_batch *out, backend_cg_rec *rec);
+ata_status gpu_cg_finish(ata_context *ctx, backend_cg *cg, double *x_host, double *rr);
+void gpu_cg_free(ata_context *ctx, backend_cg *cg);
 
 #endif

@@ -32,6 +32,10 @@ const ata_backend_ops OPS_NAME = {
     .axpby = gpu_axpby,
     .plan_values = gpu_plan_values,
     .sptrsv_stream = gpu_sptrsv_stream,
+    .cg_start = gpu_cg_start,
+    .cg_steps = gpu_cg_steps,
+    .cg_finish = gpu_cg_finish,
+    .cg_free = gpu_cg_free,
 };
 
 
