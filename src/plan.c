@@ -123,15 +123,19 @@ static int chained_permille(const ata_csr *T, ata_uplo uplo)
 }
 
 /* auto: on the CPU, a pull plan whose rows mostly need the row before them
- * (a grid, or a PDE system's nodes, in natural order) runs chain's blocks
- * in place: those rows are chained whatever the schedule, and chain solves
- * them where they lie instead of gathering b and x through a level order
- * (measured: PETSc's ex19 MatSolve, chain 2.2x faster than ca at 2
- * threads); otherwise, and on every other backend, ca's adaptive tasks
- * with S by Eq. 5.2 (the paper's best on both DAG classes; the CPU's worker
+ * (a grid, or a PDE system's nodes, in natural order) and whose levels are
+ * thin runs chain's blocks in place: those rows are chained whatever the
+ * schedule, and chain solves them where they lie in few block levels
+ * instead of syncing at each of many thin levels (measured: PETSc's ex19
+ * MatSolve, 97 rows a level, chain 2.2x faster than ca at 2 threads);
+ * where levels are wide (lap3d:100 in natural order, 3355 rows a level) ca
+ * splits each level between the workers and was 1.2-1.4x faster than
+ * chain. Otherwise, and on every other backend, ca's adaptive tasks with S
+ * by Eq. 5.2 (the paper's best on both DAG classes; the CPU's worker
  * schedule makes its thin levels cheap: cpu_sched.c). The CPU backend then
  * times its first solves with all workers and with one (cpu_exec.c). */
 #define AUTO_CHAIN_PERMILLE 500
+#define AUTO_CHAIN_MAX_WIDTH 1024   /* mean rows per level */
 static ata_policy plan_resolve_policy(const ata_context *ctx, const ata_csr *T, int kind, const ata_plan_options *o,
                                       int *chained)
 {
@@ -152,9 +156,10 @@ static void plan_describe(ata_plan *p, const dag *d)
 {
     const ata_plan_info *in = &p->info;
     int w = snprintf(p->choice, sizeof p->choice, "%s%s", p->auto_policy ? "auto: " : "", ata_policy_name(p->opt.policy));
-    if (w > 0 && (size_t)w < sizeof p->choice && p->auto_chained >= 0)
-        w += snprintf(p->choice + w, sizeof p->choice - w, " (%.1f%% of rows need the row before them; chain from %d%%)",
-                      p->auto_chained / 10.0, AUTO_CHAIN_PERMILLE / 10);
+    if (w > 0 && (size_t)w < sizeof p->choice && p->auto_chained >= 0 && d && d->nlevels > 0)
+        w += snprintf(p->choice + w, sizeof p->choice - w, " (%.1f%% of rows need the row before them and %d rows "
+                      "a level: chain from %d%% below %d rows a level)", p->auto_chained / 10.0, p->n / d->nlevels,
+                      AUTO_CHAIN_PERMILLE / 10, AUTO_CHAIN_MAX_WIDTH);
     const unsigned fl = policy_get(p->opt.policy)->flags;
     if (w > 0 && (size_t)w < sizeof p->choice && (fl & POLICY_USES_S)) {
         if (p->opt.S > 0) w += snprintf(p->choice + w, sizeof p->choice - w, "; S %d (fixed)", in->S);
@@ -208,6 +213,8 @@ static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowe
     const int unscheduled = (ctx->ops->caps & BACKEND_NO_SCHEDULE) != 0;
     if (unscheduled) goto upload;
     if (!known && (st = dag_build(p->n, T->rowptr, T->col, preds, uplo, &d)) != ATA_OK) goto fail;
+    if (p->auto_policy && opt->policy == ATA_POLICY_CHAIN && dp->nlevels > 0 && p->n / dp->nlevels >= AUTO_CHAIN_MAX_WIDTH)
+        resolved.policy = p->opt.policy = ATA_POLICY_CA;    /* wide levels: ca splits them */
     if ((st = choose_S(p, &S)) != ATA_OK) goto fail;
     /* vendor keeps a syncfree schedule only for the statistics. */
     ata_policy pol = opt->policy == ATA_POLICY_VENDOR ? ATA_POLICY_SYNCFREE : opt->policy;

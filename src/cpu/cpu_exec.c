@@ -258,6 +258,65 @@ static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, 
     return 0;
 }
 
+/* pull_rows for what nearly every solve is: one column, no wait, no flag
+ * to publish, with the diagonal's place (dk: 0 none, 1 last, 2 first) and
+ * its use (inv) compile-time too: pull_rows keeps ~25 instructions of
+ * flags and pointers per row on the stack (callgrind, circuit:1000000 in
+ * level order, one worker: 45 instructions a row against a plain loop's
+ * 27, and 1.4x its time). The same operations in the same order: the same
+ * bits. */
+static inline __attribute__((always_inline)) void pull_rows1(exec_job *J, int k0, int k1, int toff, const int src,
+                                                             const int f32, const int dk, const int inv)
+{
+    const ata_plan *p = J->p;
+    const int *restrict Tp = p->T->rowptr, *restrict Tj = p->T->col, *restrict order = p->sched.order;
+    const double *restrict Tx = p->T->val, *restrict b = J->b;
+    const float *restrict Tf = cpu_plan_of(p)->fval;
+    double *xp = pull_xp(J);    /* not restrict: other workers write it */
+    double nf = 0;
+    for (int k = k0; k < k1; k++) {
+        const int tr = src == PULL_INDEX ? order[k] : k + toff, r = src == PULL_DIRECT ? k : tr;
+        int lo = Tp[tr], hi = Tp[tr + 1];
+        const int dq = dk == 1 ? --hi : dk == 2 ? lo++ : 0;
+        double s = src == PULL_STAGED ? xp[r] : b[r];
+        for (int q = lo; q < hi; q++) s -= (f32 ? (double)Tf[q] : Tx[q]) * xp[Tj[q]];
+        if (dk) {
+            const double d = f32 ? (double)Tf[dq] : Tx[dq];
+            s = inv ? s * d : s / d;
+        }
+        xp[r] = s;
+        nf += s - s;
+    }
+    if (nf != 0)
+        for (int k = k0; k < k1; k++)
+            if (!isfinite(xp[src == PULL_INDEX ? order[k] : src == PULL_STAGED ? k + toff : k])) note_bad_row(J, order[k]);
+}
+
+static inline __attribute__((always_inline)) void pull_one_diag(exec_job *J, int k0, int k1, int toff, const int src,
+                                                                const int f32)
+{
+    const ata_plan *p = J->p;
+    const int dk = p->opt.diag == ATA_UNIT ? 0 : p->opt.uplo == ATA_LOWER ? 1 : 2;
+    if (dk == 0) pull_rows1(J, k0, k1, toff, src, f32, 0, 0);
+    else if (dk == 1) { if (p->diag_inv) pull_rows1(J, k0, k1, toff, src, f32, 1, 1); else pull_rows1(J, k0, k1, toff, src, f32, 1, 0); }
+    else { if (p->diag_inv) pull_rows1(J, k0, k1, toff, src, f32, 2, 1); else pull_rows1(J, k0, k1, toff, src, f32, 2, 0); }
+}
+
+static void pull_one(exec_job *J, int k0, int k1, int toff, int f32)
+{
+    const cpu_plan *cp = cpu_plan_of(J->p);
+    const int src = cp->order_identity ? PULL_DIRECT : cp->by_row ? PULL_INDEX : PULL_STAGED;
+    if (f32) {
+        if (src == PULL_DIRECT) pull_one_diag(J, k0, k1, toff, PULL_DIRECT, 1);
+        else if (src == PULL_INDEX) pull_one_diag(J, k0, k1, toff, PULL_INDEX, 1);
+        else pull_one_diag(J, k0, k1, toff, PULL_STAGED, 1);
+    } else {
+        if (src == PULL_DIRECT) pull_one_diag(J, k0, k1, toff, PULL_DIRECT, 0);
+        else if (src == PULL_INDEX) pull_one_diag(J, k0, k1, toff, PULL_INDEX, 0);
+        else pull_one_diag(J, k0, k1, toff, PULL_STAGED, 0);
+    }
+}
+
 static inline __attribute__((always_inline)) int pull_cols(exec_job *J, int k0, int k1, int toff, int tracked,
                                                             const int m, const int f32)
 {
@@ -287,6 +346,10 @@ static inline __attribute__((always_inline)) int pull_width(exec_job *J, int k0,
  * plan keeps T in the order its workers run it), except by row (INDEX). */
 static int pull_block(exec_job *J, int k0, int k1, int toff, int tracked)
 {
+    if (J->nrhs == 1 && !tracked && !J->publish) {
+        pull_one(J, k0, k1, toff, cpu_plan_of(J->p)->fval != NULL);
+        return 0;
+    }
     if (cpu_plan_of(J->p)->fval) return pull_width(J, k0, k1, toff, tracked, 1);
     return pull_width(J, k0, k1, toff, tracked, 0);
 }
