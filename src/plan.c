@@ -78,6 +78,11 @@ static ata_status choose_S(ata_plan *p, int *S)
     const unsigned fl = policy_get(p->opt.policy)->flags;
     if (fl & POLICY_BLOCKS) { *S = POLICY_CHAIN_CAP; return ATA_OK; }
     if (!(fl & POLICY_USES_S)) { *S = 1; return ATA_OK; }
+    /* auto on the CPU: levels as they are (S_min); the workers' schedule
+     * (cpu_sched.c) keeps a thin level whole and splits a wide one itself,
+     * so Eq. 5.2's probes (five timed passes over each plan's rows, 40% of
+     * a PCG setup at lap3d:100) would buy nothing. */
+    if (p->auto_policy && ctx->backend == ATA_BACKEND_CPU) { *S = ctx->S_min; return ATA_OK; }
     double T_l, T_u;        /* medians of several probes, cached per machine (probe.h) */
     ATA_TRY(probe_costs(p, &T_l, &T_u));
     double s = ceil(p->opt.R * T_l / T_u);
@@ -163,6 +168,9 @@ static void plan_describe(ata_plan *p, const dag *d)
     const unsigned fl = policy_get(p->opt.policy)->flags;
     if (w > 0 && (size_t)w < sizeof p->choice && (fl & POLICY_USES_S)) {
         if (p->opt.S > 0) w += snprintf(p->choice + w, sizeof p->choice - w, "; S %d (fixed)", in->S);
+        else if (!(in->T_u > 0))
+            w += snprintf(p->choice + w, sizeof p->choice - w, "; S %d (S_min: no probes; the workers' schedule "
+                          "groups thin levels itself)", in->S);
         else w += snprintf(p->choice + w, sizeof p->choice - w, "; S %d (Eq. 5.2: T_l %.0f ns / T_u %.2f ns)", in->S,
                            in->T_l * 1e9, in->T_u * 1e9);
     }

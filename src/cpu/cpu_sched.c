@@ -31,6 +31,7 @@
 #define SCHED_ROW_COST 1
 #define SCHED_SYNC 400.0        /* a hand-off between workers, in entries (~0.3 us) */
 #define SCHED_WHOLE_MAX 2000    /* an adaptive task this cheap runs whole on one worker */
+#define EXEC_SCHED_MAX_NT 256   /* workers at most (ATA_MAX_THREADS) */
 
 void cpu_sched_free(cpu_sched *s)
 {
@@ -71,6 +72,7 @@ typedef struct {
     double *mf;             /* nt x nt: part p's latest predecessor finish on worker u */
     int *mi;                /* nt x nt: part p's count to wait for on worker u */
     int *cut;               /* nt + 1: the split's cut points */
+    long long *pcost;       /* nt: the parts' costs */
 } builder;
 
 static inline long long row_cost(const cpu_sched_view *v, int k)
@@ -83,27 +85,29 @@ static inline long long row_cost(const cpu_sched_view *v, int k)
 
 /* Parts of [u0, u1) by cost: cut[0..parts]. Cuts fall on `grain`
  * boundaries (chain's blocks: block_ptr[b0..b1]), or anywhere (NULL). */
+/* Parts of [u0, u1) by cost: cut[0..parts], their costs in pcost. */
 static int split_cuts(const builder *B, int u0, int u1, const int *grain, int g0, int g1, long long total)
 {
     int parts = B->nt;
     const int units = grain ? g1 - g0 : u1 - u0;
     if (units < parts) parts = units;
     int *cut = B->cut;
+    long long *pc = B->pcost, acc = 0, prev = 0;
     cut[0] = u0;
-    long long acc = 0;
     int p = 1;
     if (grain) {
         for (int g = g0; g < g1 && p < parts; g++) {
             for (int k = grain[g]; k < grain[g + 1]; k++) acc += row_cost(B->v, k);
-            while (p < parts && acc * parts >= total * p) cut[p++] = grain[g + 1];
+            while (p < parts && acc * parts >= total * p) { pc[p - 1] = acc - prev; prev = acc; cut[p++] = grain[g + 1]; }
         }
     } else {
         for (int k = u0; k < u1 && p < parts; k++) {
             acc += row_cost(B->v, k);
-            while (p < parts && acc * parts >= total * p) cut[p++] = k + 1;
+            while (p < parts && acc * parts >= total * p) { pc[p - 1] = acc - prev; prev = acc; cut[p++] = k + 1; }
         }
     }
-    while (p < parts) cut[p++] = u1;
+    while (p < parts) { pc[p - 1] = acc - prev; prev = acc; cut[p++] = u1; }
+    pc[parts - 1] = total - prev;
     cut[parts] = u1;
     return parts;
 }
@@ -176,7 +180,7 @@ static int place_unit(builder *B, int u0, int u1, int can_split, const int *grai
     long long total = 0;
     for (int k = u0; k < u1; k++) total += row_cost(B->v, k);
     int parts = can_split && nt > 1 ? split_cuts(B, u0, u1, grain, g0, g1, total) : 1;
-    if (parts == 1) { B->cut[0] = u0; B->cut[1] = u1; }
+    if (parts == 1) { B->cut[0] = u0; B->cut[1] = u1; B->pcost[0] = total; }
     for (int p = 0; p < parts; p++) {
         for (int u = 0; u < nt; u++) { B->mf[(size_t)p * nt + u] = 0; B->mi[(size_t)p * nt + u] = 0; }
         scan_preds(B, B->cut[p], B->cut[p + 1], u0, p);
@@ -199,19 +203,14 @@ static int place_unit(builder *B, int u0, int u1, int can_split, const int *grai
     }
     if (parts > 1) {
         double split_fin = 0;
+        double fin[EXEC_SCHED_MAX_NT];
         for (int p = 0; p < parts; p++) {
-            long long c = 0;
-            for (int k = B->cut[p]; k < B->cut[p + 1]; k++) c += row_cost(B->v, k);
-            const double f = ready_at(B, p, p) + (double)c;
-            if (f > split_fin) split_fin = f;
+            fin[p] = ready_at(B, p, p) + (double)B->pcost[p];
+            if (fin[p] > split_fin) split_fin = fin[p];
         }
         if (split_fin < best_fin) {
-            for (int p = 0; p < parts; p++) {
-                if (B->cut[p] == B->cut[p + 1]) continue;
-                long long c = 0;
-                for (int k = B->cut[p]; k < B->cut[p + 1]; k++) c += row_cost(B->v, k);
-                if (add_segment(B, B->cut[p], B->cut[p + 1], p, ready_at(B, p, p) + (double)c, p)) return -1;
-            }
+            for (int p = 0; p < parts; p++)
+                if (B->cut[p] < B->cut[p + 1] && add_segment(B, B->cut[p], B->cut[p + 1], p, fin[p], p)) return -1;
             return 0;
         }
     }
@@ -291,12 +290,14 @@ ata_status cpu_sched_build(const ata_plan *p, const cpu_sched_view *v, int nt, c
     B.mf = mem_alloc(((size_t)nt + 1) * nt * sizeof *B.mf);
     B.mi = mem_alloc(((size_t)nt + 1) * nt * sizeof *B.mi);
     B.cut = mem_alloc(((size_t)nt + 1) * sizeof *B.cut);
+    B.pcost = mem_alloc(((size_t)nt + 1) * sizeof *B.pcost);
     ata_status st = ATA_OK;
-    if (!B.seg_of || !B.clock || !B.nseg_t || !B.waited || !B.mf || !B.mi || !B.cut || place_all(&B, &p->sched))
+    if (!B.seg_of || !B.clock || !B.nseg_t || !B.waited || !B.mf || !B.mi || !B.cut || !B.pcost || place_all(&B, &p->sched))
         st = ata_fail(ATA_ERR_NOMEM, "plan: out of memory for the workers' schedule (n = %d)", n);
     if (st == ATA_OK) st = finish(&B, out);
     if (st != ATA_OK) cpu_sched_free(out);
-    free(B.seg_of); free(B.clock); free(B.nseg_t); free(B.waited); free(B.mf); free(B.mi); free(B.cut); free(B.fin);
+    free(B.seg_of); free(B.clock); free(B.nseg_t); free(B.waited); free(B.mf); free(B.mi); free(B.cut); free(B.pcost);
+    free(B.fin);
     free(B.lo.v); free(B.hi.v); free(B.thr.v); free(B.idx.v); free(B.wptr.v); free(B.wthr.v); free(B.wcnt.v);
     return st;
 }
