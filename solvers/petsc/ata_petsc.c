@@ -479,6 +479,10 @@ static PetscErrorCode ata_petsc_view(Mat F, PetscViewer viewer)
                                              k ? "U" : "L", ata_policy_name(pi[k]->policy), pi[k]->S, pi[k]->levels,
                                              pi[k]->atasks, pi[k]->untracked, pi[k]->barriers,
                                              pi[k]->dag_class ? pi[k]->dag_class : "?", pi[k]->analysis_s));
+        const ata_plan *pl[2];   /* what ran and why (policy auto's choice, its timings) */
+        ata_factor_plans(d->F, &pl[0], &pl[1]);
+        for (int k = 0; k < 2; k++)
+            if (pl[k]) PetscCall(PetscViewerASCIIPrintf(viewer, "ATA %s solve: %s\n", k ? "U" : "L", ata_plan_choice(pl[k])));
     }
     PetscFunctionReturn(PETSC_SUCCESS);
 }

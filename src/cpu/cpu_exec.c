@@ -704,7 +704,7 @@ static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *
  * serial, a barrier T_l each, waking the pool) say threads cannot gain;
  * then it runs on the calling thread. Not measured when S is fixed. */
 #define EXEC_AUTO_ENTRY_S 1e-9      /* auto's unprobed guess: ~1 ns an entry or row */
-#define EXEC_AUTO_LEVEL_S 0.3e-6    /* and a hand-off per level */
+#define EXEC_AUTO_LEVEL_S 0.3e-6    /* and a hand-off per adaptive task */
 static void exec_choose_threads(ata_plan *p)
 {
     cpu_pool *pool = p->ctx->pool;
@@ -714,11 +714,12 @@ static void exec_choose_threads(ata_plan *p)
          * keeps small plans on the calling thread; the first solves'
          * timing decides the rest (tune_record). */
         const double work = ((double)p->T->nnz + (p->Tu ? p->Tu->nnz : 0) + p->n) * EXEC_AUTO_ENTRY_S;
-        p->info.threads_used = cpu_pool_workers_worth(pool, work, p->nlevels * EXEC_AUTO_LEVEL_S);
+        /* a hand-off per adaptive task at most (chain: per level of blocks) */
+        p->info.threads_used = cpu_pool_workers_worth(pool, work, p->sched.natasks * EXEC_AUTO_LEVEL_S);
         if (p->info.threads_used == 1) {
             const size_t len = strlen(p->choice);
-            snprintf(p->choice + len, sizeof p->choice - len, "; 1 worker (about %.3g ms of work against %d levels' "
-                     "hand-offs and waking a worker: threads cannot gain)", work * 1e3, p->nlevels);
+            snprintf(p->choice + len, sizeof p->choice - len, "; 1 worker (about %.3g ms of work against %d adaptive "
+                     "tasks' hand-offs and waking a worker: threads cannot gain)", work * 1e3, p->sched.natasks);
         }
         return;
     }
