@@ -414,6 +414,15 @@ static void test_auto_tuning(void **state)
             memset(x, 0, n * sizeof *x);
             TU_OK(ata_sptrsv(p, b, x));
             assert_memory_equal(x, xr, n * sizeof *x);
+            /* solves twice as slow as the kept median, twice in a row: timed again */
+            cpu_plan_of(p)->tune_kept_s = 1e-12;
+            for (int k = 0; k < 2 + ATA_AUTO_TUNE_SOLVES; k++) {
+                memset(x, 0, n * sizeof *x);
+                TU_OK(ata_sptrsv(p, b, x));
+                assert_memory_equal(x, xr, n * sizeof *x);
+            }
+            assert_int_equal(cpu_plan_of(p)->tune_rounds, 2);
+            assert_non_null(strstr(ata_plan_choice(p), "timing 2"));
         } else {
             print_message("%s: auto plan not segmented here (one worker): %s\n", specs[m], ata_plan_choice(p));
         }

@@ -626,15 +626,29 @@ static double median3(double *v, int n)
 static void tune_record(ata_plan *p, double s)
 {
     cpu_plan *cp = cpu_plan_of(p);
+    if (cp->tune_done >= 2 * CPU_TUNE_SOLVES) {
+        /* Decided. A solve slower than twice the kept median, twice in a
+         * row, means the machine changed (a busy neighbour came or went):
+         * time both ways again. */
+        cp->tune_slow = s > 2 * cp->tune_kept_s ? cp->tune_slow + 1 : 0;
+        if (cp->tune_slow >= 2) {
+            cp->tune_done = cp->tune_slow = cp->one_worker = 0;
+            p->info.threads_used = cp->tune_nt;
+        }
+        return;
+    }
     cp->tune_s[cp->tune_done % 2][cp->tune_done / 2] = s;
     if (++cp->tune_done < 2 * CPU_TUNE_SOLVES) return;
     const double all = median3(cp->tune_s[0], CPU_TUNE_SOLVES), one = median3(cp->tune_s[1], CPU_TUNE_SOLVES);
     cp->one_worker = one < all;
-    const int nt = p->info.threads_used;
+    cp->tune_kept_s = cp->one_worker ? one : all;
+    cp->tune_rounds++;
     if (cp->one_worker) p->info.threads_used = 1;
-    const size_t len = strlen(p->choice);
-    snprintf(p->choice + len, sizeof p->choice - len, "; kept %s (timed: medians of %d solves: %d workers %.3g ms / "
-             "1 worker %.3g ms)", cp->one_worker ? "1 worker" : "all workers", CPU_TUNE_SOLVES, nt, all * 1e3, one * 1e3);
+    char round[48] = "";
+    if (cp->tune_rounds > 1) snprintf(round, sizeof round, " / timing %d: solves slowed", cp->tune_rounds);
+    snprintf(p->choice + cp->choice_base, sizeof p->choice - cp->choice_base, "; kept %s (timed: medians of %d "
+             "solves: %d workers %.3g ms / 1 worker %.3g ms%s)", cp->one_worker ? "1 worker" : "all workers",
+             CPU_TUNE_SOLVES, cp->tune_nt, all * 1e3, one * 1e3, round);
 }
 
 static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *x, int *work,
@@ -647,9 +661,10 @@ static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *
     cpu_plan *cpl = cpu_plan_of(p);
     J.nt = p->info.threads_used > 0 ? p->info.threads_used : cpu_pool_workers(ctx->pool);
     /* auto: time the first one-column solves both ways (tune_record) */
-    const int tuning = p->auto_policy && cpl->segmented && mode == EXEC_PULL && nrhs == 1 &&
-                       cpl->tune_done < 2 * CPU_TUNE_SOLVES;
-    if (cpl->one_worker || (tuning && cpl->tune_done % 2)) J.nt = 1;
+    /* auto: time the one-column solves (tune_record: the first ones both
+     * ways, then watch for a change of load) */
+    const int tuning = p->auto_policy && cpl->segmented && mode == EXEC_PULL && nrhs == 1;
+    if (cpl->one_worker || (tuning && cpl->tune_done < 2 * CPU_TUNE_SOLVES && cpl->tune_done % 2)) J.nt = 1;
     J.b = b;
     J.x = x;
     J.work = work;
@@ -930,6 +945,8 @@ static ata_status layout_segments(ata_plan *p)
     const size_t len = strlen(p->choice);
     snprintf(p->choice + len, sizeof p->choice - len, "; %d workers / %d segments / %lld point-to-point waits", nt,
              S->nseg, S->nwaits);
+    cp->tune_nt = nt;
+    cp->choice_base = strlen(p->choice);
     const int staged = !cp->order_identity && !cp->by_row;
     if (p->kind == PLAN_SPTRSV && (staged || cp->order_identity) && p->T_borrowed == PLAN_T_OWNED) {
         ATA_TRY(layout_worker_order(p, staged));

@@ -30,6 +30,11 @@ typedef struct cpu_plan {
     int tune_done;          /* solves timed so far */
     int one_worker;         /* decided: the calling thread alone */
     double tune_s[2][8];    /* [0] all workers, [1] one */
+    int tune_nt;            /* the plan's workers (threads_used at layout) */
+    double tune_kept_s;     /* the kept way's median */
+    int tune_slow;          /* solves in a row slower than twice that */
+    int tune_rounds;        /* timings so far (a load that comes and goes re-times) */
+    size_t choice_base;     /* ata_plan_choice's length before the timings' part */
     /* ata_plan.values_f32 (a factor's plans, ATA_PRECISION_MIXED): T's
      * values as floats, fval[q] = T->val[q] in T's final layout (the
      * factor's own triangle where the plan borrows it, else the plan's
