@@ -931,16 +931,23 @@ static ata_status layout_segments(ata_plan *p)
     free(pos);
     if (st != ATA_OK) return st;
     cp->segmented = 1;
-    /* One worker's order: the segments by position (each worker's own are
-     * already so; merge them). */
+    /* One worker's order: the segments by position. Each worker's own are
+     * in that order already: merge the lists, taking the lowest head
+     * (nseg x nt steps). */
     const cpu_sched *S = &cp->segs;
-    if (!(cp->seg_order = mem_alloc(((size_t)S->nseg + 1) * sizeof *cp->seg_order)))
+    int *head = mem_alloc(((size_t)nt + 1) * sizeof *head);
+    if (!(cp->seg_order = mem_alloc(((size_t)S->nseg + 1) * sizeof *cp->seg_order)) || !head) {
+        free(head);
         return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (%d segments)", S->nseg);
-    for (int s = 0; s < S->nseg; s++) cp->seg_order[s] = s;
-    for (int i = 1; i < S->nseg; i++)     /* insertion sort, on lists already nearly sorted by worker */
-        for (int k = i; k > 0 && S->lo[cp->seg_order[k]] < S->lo[cp->seg_order[k - 1]]; k--) {
-            int t = cp->seg_order[k]; cp->seg_order[k] = cp->seg_order[k - 1]; cp->seg_order[k - 1] = t;
-        }
+    }
+    for (int t = 0; t < nt; t++) head[t] = S->seg_ptr[t];
+    for (int q = 0; q < S->nseg; q++) {
+        int best = -1;
+        for (int t = 0; t < nt; t++)
+            if (head[t] < S->seg_ptr[t + 1] && (best < 0 || S->lo[head[t]] < S->lo[head[best]])) best = t;
+        cp->seg_order[q] = head[best]++;
+    }
+    free(head);
     p->info.plan_bytes += sizeof(int) * (4 * (size_t)cp->segs.nseg + 2 * (size_t)cp->segs.nwaits) + sizeof(cpu_count) * (size_t)nt;
     const size_t len = strlen(p->choice);
     snprintf(p->choice + len, sizeof p->choice - len, "; %d workers / %d segments / %lld point-to-point waits", nt,
