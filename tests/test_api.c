@@ -9,23 +9,7 @@
 #include "test_util.h"
 
 /* NULL if the shared matrix is absent (a loud SKIPPED line). */
-static ata_csr *read_real(const char *name)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/real/%s", tu_matrix_dir(), name);
-    if (access(path, R_OK) != 0) {
-        printf("SKIPPED: %s not found (set ATA_MATRICES)\n", path);
-        return NULL;
-    }
-    ata_csr *A;
-    TU_OK(ata_matrix_read(path, &A));
-    return A;
-}
 
-static int bitwise_equal(const double *x, const double *y, int n)
-{
-    return memcmp(x, y, (size_t)n * sizeof *x) == 0;
-}
 
 /* The reference preconditioner, by hand: ILU0 (or IC0 = L D^1/2) of A,
  * then the two reference solves; ILU0's U solve multiplies by the
@@ -90,7 +74,7 @@ static void check_factor(ata_context *ctx, const ata_csr *A, const char *name, a
     TU_OK(ata_factor_solve(F, b, xr));
     ata_factor_destroy(F);
     manual_apply(A, type, b, xm);
-    if (!bitwise_equal(xr, xm, n)) fail_msg("%s %s: reference factor differs from the by-hand reference", name, ata_precond_name(type));
+    if (!tu_bitwise_equal(xr, xm, n)) fail_msg("%s %s: reference factor differs from the by-hand reference", name, ata_precond_name(type));
     const ata_policy pols[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCFREE, ATA_POLICY_CA, ATA_POLICY_LA, ATA_POLICY_GREEDY };
     for (int k = 0; k < 5; k++)
         for (int tr = 0; tr < 2; tr++) {
@@ -105,7 +89,7 @@ static void check_factor(ata_context *ctx, const ata_csr *A, const char *name, a
             for (int rep = 0; rep < 2; rep++) {
                 memset(x, 0, (size_t)n * sizeof *x);
                 TU_OK(ata_factor_solve(F, b, x));
-                if (!tr && !bitwise_equal(x, xr, n))
+                if (!tr && !tu_bitwise_equal(x, xr, n))
                     fail_msg("%s %s %s pull: differs from the reference (rel %g)", name, ata_precond_name(type),
                              ata_policy_name(pols[k]), tu_rel_diff(x, xr, n));
                 if (tr && !(tu_rel_diff(x, xr, n) <= 1e-12))
@@ -132,7 +116,7 @@ static void test_factor_vs_reference(void **state)
     }
     const char *real[] = { "494_bus.mtx", "1138_bus.mtx", "west0479.mtx" };
     for (int r = 0; r < 3; r++) {
-        ata_csr *A = read_real(real[r]);
+        ata_csr *A = tu_read_real(real[r]);
         if (!A) continue;
         ata_factor_options fo = ata_factor_defaults();
         ata_factor *F;
@@ -197,7 +181,7 @@ static void test_factor_update(void **state)
                     tu_random_vec(b, n, 100 + k);
                     TU_OK(ata_factor_solve(F, b, x));
                     TU_OK(ata_factor_solve(G, b, y));
-                    if (!bitwise_equal(x, y, n))
+                    if (!tu_bitwise_equal(x, y, n))
                         fail_msg("%s %s step %d rhs %d: updated factor differs from a fresh one (rel %g)",
                                  ata_precond_name(types[t]), rt ? "cpu" : "reference", step, k, tu_rel_diff(x, y, n));
                 }
@@ -248,7 +232,7 @@ static void test_factor_zero_pivot(void **state)
         ata_factor *G;
         TU_OK(ata_factor_setup(c, good, &fo, &G));
         TU_OK(ata_factor_solve(G, b, y));
-        assert_true(bitwise_equal(x, y, 100));
+        assert_true(tu_bitwise_equal(x, y, 100));
         /* back to the bad values: the update fails, the handle stays usable */
         assert_int_equal(ata_factor_update_values(F, A->val), ATA_ERR_ZERO_PIVOT);
         assert_int_equal(ata_factor_pivot_row(F), 50);
@@ -257,7 +241,7 @@ static void test_factor_zero_pivot(void **state)
         assert_int_equal(ata_factor_solve_multi(F, 1, b, 100, x, 100), ATA_ERR_ZERO_PIVOT);
         TU_OK(ata_factor_update_values(F, good->val));
         TU_OK(ata_factor_solve(F, b, x));
-        assert_true(bitwise_equal(x, y, 100));
+        assert_true(tu_bitwise_equal(x, y, 100));
         ata_factor_destroy(G);
         ata_factor_destroy(F);
         /* the nonzero shift: one retry, the shift of 1e-10 x max|a_ii| */
@@ -298,7 +282,7 @@ static void test_shift_spd(void **state)
     ata_context *ctx = tu_cpu_context(2);
     const char *names[] = { "LFAT5.mtx", "bcsstk13.mtx" };
     for (int m = 0; m < 2; m++) {
-        ata_csr *A = read_real(names[m]);
+        ata_csr *A = tu_read_real(names[m]);
         if (!A) continue;
         const int n = A->nrows;
         double *b = malloc((size_t)n * sizeof *b), *x = calloc((size_t)n, sizeof *x), *r = malloc((size_t)n * sizeof *r);
@@ -374,7 +358,7 @@ static void test_sptrsv_multi(void **state)
                         for (int c = 0; c < K; c++) {
                             TU_OK(ata_sptrsv(p, B + (size_t)c * ld, x1));
                             const double *xc = X + (size_t)c * ld;
-                            if (po.traversal == ATA_PULL ? !bitwise_equal(xc, x1, n) : !(tu_rel_diff(xc, x1, n) <= 1e-12))
+                            if (po.traversal == ATA_PULL ? !tu_bitwise_equal(xc, x1, n) : !(tu_rel_diff(xc, x1, n) <= 1e-12))
                                 fail_msg("%s%s %s v%d K=%d column %d: rel diff %g from the one-column solve", specs[g],
                                          lev ? " (level order)" : "", ata_policy_name(pols[k]), v, K, c,
                                          tu_rel_diff(xc, x1, n));
@@ -437,7 +421,7 @@ static void test_factor_multi_and_plan_update(void **state)
                 else TU_OK(ata_factor_solve_multi(F, K, B, n, X, n));
                 for (int c = 0; c < K; c++) {
                     TU_OK(ata_factor_solve(F, B + (size_t)c * n, x1));
-                    if (!bitwise_equal(X + (size_t)c * n, x1, n))
+                    if (!tu_bitwise_equal(X + (size_t)c * n, x1, n))
                         fail_msg("factor %s %s column %d: differs from the one-column solve", ata_precond_name(fo.type),
                                  rt ? "cpu" : "ref", c);
                 }
@@ -459,7 +443,7 @@ static void test_factor_multi_and_plan_update(void **state)
         TU_OK(ata_sptrsv_plan_create(ctx, A2, &po, &q));
         TU_OK(ata_sptrsv(p, B, X));
         TU_OK(ata_sptrsv(q, B, x1));
-        if (po.traversal == ATA_PULL) assert_true(bitwise_equal(X, x1, n));
+        if (po.traversal == ATA_PULL) assert_true(tu_bitwise_equal(X, x1, n));
         else assert_true(tu_rel_diff(X, x1, n) <= 1e-12);
         ata_plan_destroy(q);
         /* a different pattern is refused */
@@ -526,7 +510,7 @@ static void check_split(ata_context *ctx, const char *spec, ata_reorder reorder,
                     /* the first and last against the one-shot call, the others a fresh solver */
                     if (k == 0 || k == nb - 1) TU_OK(ata_pcg(c, B, b, y, &o, &r2));
                     else TU_OK(ata_pcg_solve(G, b, y, &r2));
-                    if (r1.iterations != r2.iterations || !bitwise_equal(x, y, n))
+                    if (r1.iterations != r2.iterations || !tu_bitwise_equal(x, y, n))
                         fail_msg("%s %s %s step %d rhs %d: split %d its, fresh %d its, rel diff %g", spec,
                                  ata_precond_name(pcs[pc]), rt ? "cpu" : "ref", step, k, r1.iterations,
                                  r2.iterations, tu_rel_diff(x, y, n));
@@ -597,7 +581,7 @@ static void test_pcg_monitor_phases_failures(void **state)
         ata_pcg_destroy(S);
     }
     /* divergence (PETSc's DTOL): Pd is not SPD; stops early and says so */
-    ata_csr *P = read_real("Pd.mtx");
+    ata_csr *P = tu_read_real("Pd.mtx");
     if (P) {
         double *pb = malloc((size_t)P->nrows * sizeof *pb), *px = calloc((size_t)P->nrows, sizeof *px);
         for (int i = 0; i < P->nrows; i++) pb[i] = 1;

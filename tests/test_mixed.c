@@ -15,23 +15,7 @@
 #include <unistd.h>
 #include "test_util.h"
 
-static ata_csr *read_real(const char *name)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/real/%s", tu_matrix_dir(), name);
-    if (access(path, R_OK) != 0) {
-        printf("SKIPPED: %s not found (set ATA_MATRICES)\n", path);
-        return NULL;
-    }
-    ata_csr *A;
-    TU_OK(ata_matrix_read(path, &A));
-    return A;
-}
 
-static int bitwise_equal(const double *x, const double *y, int n)
-{
-    return memcmp(x, y, (size_t)n * sizeof *x) == 0;
-}
 
 static ata_factor_options mixed(ata_policy pol, ata_traversal tr)
 {
@@ -91,7 +75,7 @@ static void check_matrix(ata_context *ctx, const ata_csr *A, const char *name)
     TU_OK(ata_factor_solve_ex(F, b, xtr, &tr));
     ata_factor_destroy(F);
     manual_mixed(A, b, x);
-    if (!bitwise_equal(x, xr, n)) fail_msg("%s: reference mixed factor differs from the by-hand one", name);
+    if (!tu_bitwise_equal(x, xr, n)) fail_msg("%s: reference mixed factor differs from the by-hand one", name);
     ata_factor_options fd = ata_factor_defaults();
     TU_OK(ata_factor_setup(NULL, A, &fd, &F));
     TU_OK(ata_factor_solve(F, b, xd));
@@ -112,7 +96,7 @@ static void check_matrix(ata_context *ctx, const ata_csr *A, const char *name)
             for (int rep = 0; rep < (pols[k] == ATA_POLICY_AUTO ? ATA_AUTO_TUNE_SOLVES + 1 : 2); rep++) {
                 memset(x, 0, (size_t)n * sizeof *x);
                 TU_OK(ata_factor_solve(F, b, x));
-                if (!push && !bitwise_equal(x, xr, n))
+                if (!push && !tu_bitwise_equal(x, xr, n))
                     fail_msg("%s %s pull, mixed: differs from the reference (rel %g)", name, pn, tu_rel_diff(x, xr, n));
                 if (push && !(tu_rel_diff(x, xr, n) <= 1e-12))
                     fail_msg("%s %s push, mixed: rel diff %g", name, pn, tu_rel_diff(x, xr, n));
@@ -120,7 +104,7 @@ static void check_matrix(ata_context *ctx, const ata_csr *A, const char *name)
             TU_OK(ata_factor_solve_multi(F, K, b, n, x, n));
             for (int c = 0; c < K; c++) {
                 TU_OK(ata_factor_solve(F, b + (size_t)c * n, xt));
-                if (!push && !bitwise_equal(x + (size_t)c * n, xt, n))
+                if (!push && !tu_bitwise_equal(x + (size_t)c * n, xt, n))
                     fail_msg("%s %s %s, mixed: column %d differs from its one-column solve", name, pn, tn, c);
                 if (push && !(tu_rel_diff(x + (size_t)c * n, xt, n) <= 1e-12))
                     fail_msg("%s %s %s, mixed: column %d off by %g", name, pn, tn, c, tu_rel_diff(x + (size_t)c * n, xt, n));
@@ -163,7 +147,7 @@ static void test_factor_vs_reference(void **state)
     }
     const char *real[] = { "1138_bus.mtx", "olm1000.mtx" };      /* SPD; nonsymmetric */
     for (int r = 0; r < 2; r++) {
-        ata_csr *A = read_real(real[r]);
+        ata_csr *A = tu_read_real(real[r]);
         if (!A) continue;
         check_matrix(ctx, A, real[r]);
         ata_csr_free(A);
@@ -202,7 +186,7 @@ static void test_update_values(void **state)
                 TU_OK(ata_factor_setup(c, B, &fo, &G));
                 TU_OK(ata_factor_solve(F, b, x));
                 TU_OK(ata_factor_solve(G, b, y));
-                if (w != 1 && !bitwise_equal(x, y, n))
+                if (w != 1 && !tu_bitwise_equal(x, y, n))
                     fail_msg("matrix %d %s step %d: updated mixed factor differs from a fresh one (rel %g)", mi,
                              w == 2 ? "reference" : "cpu pull", step, tu_rel_diff(x, y, n));
                 if (w == 1 && !(tu_rel_diff(x, y, n) <= 1e-12))
@@ -362,7 +346,7 @@ static void test_krylov_iterations(void **state)
         check_iterations(ctx, A, cases[k].spec, cases[k].m);
         ata_csr_free(A);
     }
-    ata_csr *A = read_real("olm1000.mtx");
+    ata_csr *A = tu_read_real("olm1000.mtx");
     if (A) {
         check_iterations(ctx, A, "olm1000", ATA_KSP_GMRES);
         check_iterations(ctx, A, "olm1000", ATA_KSP_BICGSTAB);
@@ -386,7 +370,7 @@ static void test_krylov_iterations(void **state)
     TU_OK(ata_pcg_solve(s, b, x, &r1));
     TU_OK(ata_pcg(ctx, B, b, y, &o, &r2));
     assert_int_equal(r1.iterations, r2.iterations);
-    assert_true(bitwise_equal(x, y, n));
+    assert_true(tu_bitwise_equal(x, y, n));
     ata_pcg_destroy(s);
     free(b); free(x); free(y);
     ata_csr_free(B);

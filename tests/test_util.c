@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "test_util.h"
 #include "dag.h"
 
@@ -370,4 +371,22 @@ double tu_true_relres(const ata_csr *A, const double *x, const double *b)
     for (int i = 0; i < n; i++) { rr += (b[i] - r[i]) * (b[i] - r[i]); bb += b[i] * b[i]; }
     free(r);
     return sqrt(rr / bb);
+}
+
+ata_csr *tu_read_real(const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/real/%s", tu_matrix_dir(), name);
+    if (access(path, R_OK) != 0) {
+        printf("SKIPPED: %s not found (set ATA_MATRICES)\n", path);
+        return NULL;
+    }
+    ata_csr *A;
+    TU_OK(ata_matrix_read(path, &A));
+    return A;
+}
+
+int tu_bitwise_equal(const double *x, const double *y, int n)
+{
+    return memcmp(x, y, (size_t)n * sizeof *x) == 0;
 }

@@ -66,6 +66,11 @@ void tu_problem_free(tu_problem *pb);
  * uses): the CPU plans' order is then the identity (the direct path of the
  * pull solve, cpu_exec.c). */
 ata_csr *tu_level_ordered(const ata_csr *A);
+/* A real matrix from tu_matrix_dir()/real (NULL, with a SKIPPED line, when
+ * it is absent). */
+ata_csr *tu_read_real(const char *name);
+/* x and y hold the same bits. */
+int tu_bitwise_equal(const double *x, const double *y, int n);
 /* A context of the CPU backend with `threads` workers (0: the default). */
 ata_context *tu_cpu_context(int threads);
 /* A temporary folder per test program (cmocka group setup/teardown), files
