@@ -131,14 +131,15 @@ static int chained_permille(const ata_csr *T, ata_uplo uplo)
  * (a grid, or a PDE system's nodes, in natural order) and whose levels are
  * thin runs chain's blocks in place: those rows are chained whatever the
  * schedule, and chain solves them where they lie in few block levels
- * instead of syncing at each of many thin levels (measured: PETSc's ex19
- * MatSolve, 97 rows a level, chain 2.2x faster than ca at 2 threads);
- * where levels are wide (lap3d:100 in natural order, 3355 rows a level) ca
- * splits each level between the workers and was 1.2-1.4x faster than
- * chain. Otherwise, and on every other backend, ca's adaptive tasks with S
- * by Eq. 5.2 (the paper's best on both DAG classes; the CPU's worker
- * schedule makes its thin levels cheap: cpu_sched.c). The CPU backend then
- * times its first solves with all workers and with one (cpu_exec.c). */
+ * instead of syncing at each of many thin levels (PETSc's ex19 MatSolve,
+ * 96 rows a level, 2 threads: chain 2.2x faster than ca in a helper's
+ * loaded run, interleaved); where levels are wide (lap3d:100 in natural
+ * order, 3355 rows a level) ca splits each level between the workers and
+ * was 1.15-1.4x faster than chain (one run, interleaved). Otherwise ca;
+ * on the CPU at S_min with no probes (choose_S: the worker schedule groups
+ * thin levels itself), elsewhere with S by Eq. 5.2 (the paper's best on
+ * both DAG classes). The CPU backend then times its first solves with all
+ * workers and with one (cpu_exec.c). */
 #define AUTO_CHAIN_PERMILLE 500
 #define AUTO_CHAIN_MAX_WIDTH 1024   /* mean rows per level */
 static ata_policy plan_resolve_policy(const ata_context *ctx, const ata_csr *T, int kind, const ata_plan_options *o,

@@ -218,7 +218,7 @@ static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, 
     const int nonunit = p->opt.diag == ATA_NON_UNIT, lower = p->opt.uplo == ATA_LOWER, inv = p->diag_inv;
     const int publish = J->publish;
     double s[EXEC_MAX_COLS];
-    double nf = 0;   /* a compare and a branch per row were a quarter of the loop's samples */
+    double nf = 0;   /* non-finite x found once per range, not by a compare and branch per row */
     for (int k = k0; k < k1; k++) {
         /* r: x's slot and the done flag, a row or (staged) a position; tr:
          * T's row (staged in worker order: both move with toff) */
@@ -507,39 +507,36 @@ static int seg_wait(exec_job *J, const cpu_count *c, uint64_t want, int row)
     return cpu_wait(&J->ctl, &J->ev, seg_ready, seg_check, &w);
 }
 
+/* Segment s's rows (pull, or ILU0 rows); -1: abort. */
+static int run_segment(exec_job *J, int s, int *work)
+{
+    const ata_plan *p = J->p;
+    const cpu_plan *cp = cpu_plan_of(p);
+    const int k0 = cp->segs.lo[s], k1 = cp->segs.hi[s];
+    if (J->mode == EXEC_PULL) return pull_block(J, k0, k1, cp->tbase ? cp->tbase[s] - k0 : 0, 0);
+    for (int k = k0; k < k1; k++)
+        if (run_ilu0_row(J, p->sched.order[k], 0, work)) return -1;
+    return 0;
+}
+
 /* A worker's segments, in order: wait as listed, run, publish the count.
  * One worker alone runs every segment in the order they were made (each
  * one's predecessors are then behind it), with no waits. */
 static void exec_worker_segments(exec_job *J, int tid, int *work)
 {
-    ata_plan *p = J->p;
-    const cpu_plan *cp = cpu_plan_of(p);
+    const ata_plan *p = J->p;
+    cpu_plan *cp = cpu_plan_of(p);
+    cpu_sched *S = &cp->segs;
     if (J->nt == 1) {
-        const cpu_sched *S = &cp->segs;
-        for (int q = 0; q < S->nseg; q++) {
-            const int s = cp->seg_order[q], k0 = S->lo[s], k1 = S->hi[s];
-            if (J->mode == EXEC_PULL) {
-                if (pull_block(J, k0, k1, cp->tbase ? cp->tbase[s] - k0 : 0, 0)) return;
-            } else {
-                for (int k = k0; k < k1; k++)
-                    if (run_ilu0_row(J, p->sched.order[k], 0, work)) return;
-            }
-        }
+        for (int q = 0; q < S->nseg; q++)
+            if (run_segment(J, cp->seg_order[q], work)) return;
         return;
     }
-    cpu_sched *S = &cpu_plan_of(p)->segs;
     const uint64_t base = (uint64_t)J->epoch << 32;
-    const int *order = p->sched.order;
     for (int s = S->seg_ptr[tid], i = 1; s < S->seg_ptr[tid + 1]; s++, i++) {
-        const int k0 = S->lo[s], k1 = S->hi[s];
         for (int w = S->wait_ptr[s]; w < S->wait_ptr[s + 1]; w++)
-            if (seg_wait(J, &S->count[S->wait_thr[w]], base | (uint64_t)S->wait_cnt[w], order[k0])) return;
-        if (J->mode == EXEC_PULL) {
-            if (pull_block(J, k0, k1, cp->tbase ? cp->tbase[s] - k0 : 0, 0)) return;
-        } else {
-            for (int k = k0; k < k1; k++)
-                if (run_ilu0_row(J, order[k], 0, work)) return;
-        }
+            if (seg_wait(J, &S->count[S->wait_thr[w]], base | (uint64_t)S->wait_cnt[w], p->sched.order[S->lo[s]])) return;
+        if (run_segment(J, s, work)) return;
         atomic_store_explicit(&S->count[tid].v, base | (uint64_t)i, memory_order_release);
         exec_publish(J);
     }
@@ -611,7 +608,7 @@ static void exec_worker(void *arg, int tid, int nt)
     if (staged && !cpu_barrier_wait(&J->bar, &sense, &J->ctl)) stage_scatter(J, tid, nt);
 }
 
-static double median3(double *v, int n)
+static double median_small(double *v, int n)
 {
     for (int i = 1; i < n; i++)
         for (int k = i; k > 0 && v[k] < v[k - 1]; k--) { double t = v[k]; v[k] = v[k - 1]; v[k - 1] = t; }
@@ -639,7 +636,7 @@ static void tune_record(ata_plan *p, double s)
     }
     cp->tune_s[cp->tune_done % 2][cp->tune_done / 2] = s;
     if (++cp->tune_done < 2 * CPU_TUNE_SOLVES) return;
-    const double all = median3(cp->tune_s[0], CPU_TUNE_SOLVES), one = median3(cp->tune_s[1], CPU_TUNE_SOLVES);
+    const double all = median_small(cp->tune_s[0], CPU_TUNE_SOLVES), one = median_small(cp->tune_s[1], CPU_TUNE_SOLVES);
     cp->one_worker = one < all;
     cp->tune_kept_s = cp->one_worker ? one : all;
     cp->tune_rounds++;
