@@ -46,7 +46,7 @@ typedef enum {
     ATA_ERR_MISSING_DIAG,   /* diagonal entry absent where it is divided by */
     ATA_ERR_ZERO_PIVOT,     /* zero diagonal / zero pivot */
     ATA_ERR_NOT_CONVERGED,  /* iterative solver reached maxit */
-    ATA_ERR_BREAKDOWN,      /* PCG: p'Ap <= 0 or NaN/Inf in the iteration */
+    ATA_ERR_BREAKDOWN,      /* the iteration cannot go on: CG p'Ap <= 0, a BiCGStab/GMRES recurrence vanished or lost trust, NaN/Inf */
     ATA_ERR_INDEFINITE_PC,  /* PCG: r'z <= 0, the preconditioner is indefinite */
     ATA_ERR_TIMEOUT,        /* a dependency wait saw no progress for wait_timeout_s
                                (a corrupt plan, or threads starved of CPU) */

@@ -14,6 +14,11 @@
 #include "mem.h"
 
 #define GMRES_HAPTOL 1e-30      /* PETSc's default (KSPGMRESSetHapTol) */
+/* At a restart the true residual must agree with the recursion's estimate
+ * to within this fraction of the residual the cycle started from, or the
+ * Arnoldi basis has lost orthogonality and the estimates mean nothing:
+ * PETSc's DIVERGED_BREAKDOWN (its breakdowntol, 0.1), so the verdicts match. */
+#define GMRES_BREAKDOWNTOL 0.1
 
 /* Solve the j x j upper triangular R y = g (R column-major, leading m + 1). */
 static void back_solve(const double *R, int ld, const double *g, int j, double *y)
@@ -36,13 +41,21 @@ ata_status gmres_iterate(krylov_state *k, int *converged)
     double *cs = R + (size_t)ld * m, *sn = cs + ld, *g = sn + ld, *y = g + ld;
     ata_status st = ATA_OK;
     int it = 0, cycle = 0;
-    double rr;
+    double rr, beta0 = 0, est = 0;   /* the last cycle's start; its recursion's last residual */
 #define CHECK(e) do { if ((st = (e)) != ATA_OK) goto out; } while (0)
     *converged = 0;
     for (;;) {
         CHECK(krylov_dot(o, r, r, &rr));
         const double beta = sqrt(rr);
         if (!isfinite(beta)) { st = ata_fail(ATA_ERR_BREAKDOWN, "gmres: NaN/Inf residual at restart %d", cycle); goto out; }
+        if (cycle && est > 0 && fabs(beta - est) > GMRES_BREAKDOWNTOL * beta0) {
+            st = ata_fail(ATA_ERR_BREAKDOWN, "gmres: breakdown at restart %d (iteration %d): the true residual %.3e "
+                          "is far from the recursion's %.3e (the cycle started at %.3e): the Krylov basis lost its "
+                          "orthogonality (A M^-1 singular, or too ill-conditioned for this restart length)", cycle, it, beta,
+                          est, beta0);
+            goto out;
+        }
+        beta0 = beta;
         if (beta <= k->tol) {       /* (a restart's true residual) */
             if (cycle) krylov_record(k, it, beta);
             *converged = 1;
@@ -113,6 +126,7 @@ ata_status gmres_iterate(krylov_state *k, int *converged)
             goto out;
         }
         if (*converged || it >= k->opt->maxit) goto out;
+        est = fabs(g[j]);
         CHECK(krylov_spmv(o, x, r));                     /* restart from the true residual */
         CHECK(krylov_axpby(o, 1.0, b, -1.0, r));
         cycle++;

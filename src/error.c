@@ -22,7 +22,7 @@ const char *ata_status_string(ata_status s)
     case ATA_ERR_MISSING_DIAG: return "missing diagonal entry";
     case ATA_ERR_ZERO_PIVOT: return "zero pivot";
     case ATA_ERR_NOT_CONVERGED: return "not converged (maximum iterations reached)";
-    case ATA_ERR_BREAKDOWN: return "breakdown (non-positive curvature or NaN)";
+    case ATA_ERR_BREAKDOWN: return "breakdown (CG: non-positive curvature; BiCGStab, GMRES: a vanishing or untrustworthy recurrence; NaN/Inf)";
     case ATA_ERR_INDEFINITE_PC: return "indefinite preconditioner";
     case ATA_ERR_TIMEOUT: return "no progress within the wait timeout";
     case ATA_ERR_BACKEND: return "backend error";

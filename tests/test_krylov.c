@@ -213,6 +213,38 @@ static void test_breakdown_named(void **state)
     ata_csr_free(A);
 }
 
+/* watt_2, GMRES(30) + ILU0, b = 1: the recursion's residual drifts from the
+ * true one (0.97 of ||b|| at iteration 90, no progress); PETSc stops with
+ * DIVERGED_BREAKDOWN at a restart (its breakdowntol check), so must we,
+ * not iterate to maxit. Reference and runtime alike. */
+static void test_gmres_untrusted_restart(void **state)
+{
+    (void)state;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/real/watt_2.mtx", tu_matrix_dir());
+    if (access(path, R_OK) != 0) { printf("SKIPPED: %s not found (set ATA_MATRICES)\n", path); skip(); }
+    ata_csr *A;
+    TU_OK(ata_matrix_read(path, &A));
+    const int n = A->nrows;
+    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x);
+    for (int i = 0; i < n; i++) b[i] = 1;
+    ata_context *ctx = tu_cpu_context(2);
+    for (int k = 0; k < 2; k++) {
+        ata_pcg_options o = method(ATA_KSP_GMRES);
+        o.maxit = 5000;
+        memset(x, 0, n * sizeof *x);
+        ata_pcg_result res;
+        assert_int_equal(ata_pcg(k ? ctx : NULL, A, b, x, &o, &res), ATA_ERR_BREAKDOWN);
+        printf("  %s: %d iterations: %s\n", k ? "runtime" : "reference", res.iterations, ata_last_error());
+        assert_non_null(strstr(ata_last_error(), "far from the recursion"));
+        assert_int_equal(res.iterations % o.restart, 0);     /* found at a restart */
+        assert_true(res.iterations >= 30 && res.iterations <= 300);
+    }
+    ata_context_destroy(ctx);
+    free(b); free(x);
+    ata_csr_free(A);
+}
+
 static void test_options(void **state)
 {
     (void)state;
@@ -246,6 +278,7 @@ int main(void)
         cmocka_unit_test(test_real_nonsymmetric),
         cmocka_unit_test(test_setup_update),
         cmocka_unit_test(test_breakdown_named),
+        cmocka_unit_test(test_gmres_untrusted_restart),
         cmocka_unit_test(test_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
