@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cpu/cpu_pool.h"
+#include "cpu/cpu_sched.h"
 #include "csr.h"
 #include "dag.h"
 #include "error.h"
@@ -78,11 +79,24 @@ static ata_status choose_S(ata_plan *p, int *S)
     const unsigned fl = policy_get(p->opt.policy)->flags;
     if (fl & POLICY_BLOCKS) { *S = POLICY_CHAIN_CAP; return ATA_OK; }
     if (!(fl & POLICY_USES_S)) { *S = 1; return ATA_OK; }
-    /* auto on the CPU: levels as they are (S_min); the workers' schedule
-     * (cpu_sched.c) keeps a thin level whole and splits a wide one itself,
-     * so Eq. 5.2's probes (five timed passes over each plan's rows, 40% of
-     * a PCG setup at lap3d:100) would buy nothing. */
-    if (p->auto_policy && ctx->backend == ATA_BACKEND_CPU) { *S = ctx->S_min; return ATA_OK; }
+    /* auto on the CPU: levels as they are (S_min) unless they are thin runs
+     * of chained rows (plan_resolve_policy); no probes either way (five
+     * timed passes over each plan's rows, 40% of a PCG setup at lap3d:100;
+     * under load they measure the other jobs). */
+    if (p->auto_policy && ctx->backend == ATA_BACKEND_CPU) {
+        if (!p->auto_group) { *S = ctx->S_min; return ATA_OK; }
+        /* Eq. 5.2 on the worker schedule's cost model instead of probes:
+         * T_l a hand-off, T_u a mean row (entries' work). S matters little
+         * here (lap2d:4000x250 and ex19's 149k-row factor within 10% from
+         * S = 1000 to 10000) and a model gives the same S on every run,
+         * loaded or not, with no timed passes in the setup. */
+        const double row = SCHED_ROW_COST + (double)(p->T->nnz + (p->Tu ? p->Tu->nnz : 0)) / (p->n > 0 ? p->n : 1);
+        double s = ceil(p->opt.R * SCHED_SYNC / row);
+        if (s < ctx->S_min) s = ctx->S_min;
+        if (s > p->n) s = p->n;
+        *S = s < 1 ? 1 : (int)s;
+        return ATA_OK;
+    }
     double T_l, T_u;        /* medians of several probes, cached per machine (probe.h) */
     ATA_TRY(probe_costs(p, &T_l, &T_u));
     double s = ceil(p->opt.R * T_l / T_u);
@@ -127,19 +141,24 @@ static int chained_permille(const ata_csr *T, ata_uplo uplo)
     return n ? (int)(1000 * c / n) : 0;
 }
 
-/* auto: on the CPU, a pull plan whose rows mostly need the row before them
- * (a grid, or a PDE system's nodes, in natural order) and whose levels are
- * thin runs chain's blocks in place: those rows are chained whatever the
- * schedule, and chain solves them where they lie in few block levels
- * instead of syncing at each of many thin levels (PETSc's ex19 MatSolve,
- * 96 rows a level, 2 threads: chain 2.2x faster than ca in a helper's
- * loaded run, interleaved); where levels are wide (lap3d:100 in natural
- * order, 3355 rows a level) ca splits each level between the workers and
- * was 1.15-1.4x faster than chain (one run, interleaved). Otherwise ca;
- * on the CPU at S_min with no probes (choose_S: the worker schedule groups
- * thin levels itself), elsewhere with S by Eq. 5.2 (the paper's best on
- * both DAG classes). The CPU backend then times its first solves with all
- * workers and with one (cpu_exec.c). */
+/* auto: ca everywhere. On the CPU, S is S_min (levels as they are: the
+ * workers' schedule, cpu_sched.c, keeps a thin level whole and splits a
+ * wide one itself) unless the plan's rows mostly need the row before them
+ * (a grid, or a PDE system's nodes, in natural order) and its levels are
+ * thin: then S by Eq. 5.2 (on a cost model: choose_S), so that an
+ * adaptive task takes tens of thin
+ * levels, whose rows it runs level by level. That breaks the chain of
+ * dependent rows that a natural-order solve (and chain's blocks) wait on,
+ * and syncs once per task instead of once per level. Measured 2026-11-26
+ * (ata-bench sptrsv, 2 threads, 10 solves, one run, 7aec8e6, S probed):
+ * PETSc's ex19 factor at 149k rows (97 rows a level) ca at Eq. 5.2's S
+ * 0.98 ms, chain 1.45, ca at S_min 2.31, serial 1.28; lap2d:4000x250 (235
+ * a level) 3.13, chain 5.6, S_min 4.22; circuit:1000000 (not chained)
+ * S_min 4.83, Eq. 5.2 6.82; lap3d:100 natural (3355 a level) 3.21 either
+ * way. Other backends:
+ * S by Eq. 5.2 always (the paper's best on both DAG classes). The CPU
+ * backend then times its first solves with all workers and with one
+ * (cpu_exec.c). */
 #define AUTO_CHAIN_PERMILLE 500
 #define AUTO_CHAIN_MAX_WIDTH 1024   /* mean rows per level */
 static ata_policy plan_resolve_policy(const ata_context *ctx, const ata_csr *T, int kind, const ata_plan_options *o,
@@ -150,7 +169,13 @@ static ata_policy plan_resolve_policy(const ata_context *ctx, const ata_csr *T, 
     if (ctx->backend != ATA_BACKEND_CPU || (ctx->ops->caps & BACKEND_NO_SCHEDULE)) return ATA_POLICY_CA;
     if (kind == PLAN_SPTRSV && o->traversal != ATA_PULL) return ATA_POLICY_CA;
     *chained = chained_permille(T, kind == PLAN_ILU0 ? ATA_LOWER : o->uplo);
-    return *chained >= AUTO_CHAIN_PERMILLE ? ATA_POLICY_CHAIN : ATA_POLICY_CA;
+    return ATA_POLICY_CA;
+}
+
+/* auto on the CPU: S by Eq. 5.2 (see plan_resolve_policy)? */
+static int auto_groups_levels(const ata_plan *p, const dag *d)
+{
+    return p->auto_chained >= AUTO_CHAIN_PERMILLE && d->nlevels > 0 && p->n / d->nlevels < AUTO_CHAIN_MAX_WIDTH;
 }
 
 const char *ata_plan_choice(const ata_plan *plan) { return plan ? plan->choice : "(no plan)"; }
@@ -163,12 +188,17 @@ static void plan_describe(ata_plan *p, const dag *d)
     const ata_plan_info *in = &p->info;
     int w = snprintf(p->choice, sizeof p->choice, "%s%s", p->auto_policy ? "auto: " : "", ata_policy_name(p->opt.policy));
     if (w > 0 && (size_t)w < sizeof p->choice && p->auto_chained >= 0 && d && d->nlevels > 0)
-        w += snprintf(p->choice + w, sizeof p->choice - w, " (%.1f%% of rows need the row before them and %d rows "
-                      "a level: chain from %d%% below %d rows a level)", p->auto_chained / 10.0, p->n / d->nlevels,
+        w += snprintf(p->choice + w, sizeof p->choice - w, " (%.1f%% of rows need the row before them, %d rows a "
+                      "level: %s; from %d%% below %d rows a level S is Eq. 5.2's)", p->auto_chained / 10.0,
+                      p->n / d->nlevels, p->auto_group ? "thin levels of chained rows" : "levels as they are",
                       AUTO_CHAIN_PERMILLE / 10, AUTO_CHAIN_MAX_WIDTH);
     const unsigned fl = policy_get(p->opt.policy)->flags;
     if (w > 0 && (size_t)w < sizeof p->choice && (fl & POLICY_USES_S)) {
         if (p->opt.S > 0) w += snprintf(p->choice + w, sizeof p->choice - w, "; S %d (fixed)", in->S);
+        else if (p->auto_group)
+            w += snprintf(p->choice + w, sizeof p->choice - w, "; S %d (Eq. 5.2 on the worker schedule's cost model: "
+                          "a hand-off %.0f entries' work, a row %.1f; no probes)", in->S, SCHED_SYNC,
+                          SCHED_ROW_COST + (double)in->nnz / (p->n > 0 ? p->n : 1));
         else if (!(in->T_u > 0))
             w += snprintf(p->choice + w, sizeof p->choice - w, "; S %d (S_min: no probes; the workers' schedule "
                           "groups thin levels itself)", in->S);
@@ -222,8 +252,7 @@ static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowe
     const int unscheduled = (ctx->ops->caps & BACKEND_NO_SCHEDULE) != 0;
     if (unscheduled) goto upload;
     if (!known && (st = dag_build(p->n, T->rowptr, T->col, preds, uplo, &d)) != ATA_OK) goto fail;
-    if (p->auto_policy && opt->policy == ATA_POLICY_CHAIN && dp->nlevels > 0 && p->n / dp->nlevels >= AUTO_CHAIN_MAX_WIDTH)
-        resolved.policy = p->opt.policy = ATA_POLICY_CA;    /* wide levels: ca splits them */
+    p->auto_group = p->auto_policy && auto_groups_levels(p, dp);
     if ((st = choose_S(p, &S)) != ATA_OK) goto fail;
     /* vendor keeps a syncfree schedule only for the statistics. */
     ata_policy pol = opt->policy == ATA_POLICY_VENDOR ? ATA_POLICY_SYNCFREE : opt->policy;

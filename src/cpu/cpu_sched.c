@@ -28,8 +28,6 @@
 #include "error.h"
 #include "mem.h"
 
-#define SCHED_ROW_COST 1
-#define SCHED_SYNC 400.0        /* a hand-off between workers, in entries (~0.3 us) */
 #define SCHED_WHOLE_MAX 2000    /* an adaptive task this cheap runs whole on one worker */
 #define EXEC_SCHED_MAX_NT 256   /* workers at most (ATA_MAX_THREADS) */
 

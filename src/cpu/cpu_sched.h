@@ -21,6 +21,12 @@
 #include <stdint.h>
 #include "plan.h"
 
+/* The schedule's cost model, in entries' work: a row costs its entries plus
+ * SCHED_ROW_COST (its b, x and loop); a hand-off between workers SCHED_SYNC
+ * (~0.3 us). plan.c's auto S uses it too. */
+#define SCHED_ROW_COST 1
+#define SCHED_SYNC 400.0
+
 /* A worker's published count, (epoch << 32) | segments finished, alone on
  * its cache line: a waiter polls one line per producer. */
 typedef struct { _Atomic uint64_t v; char pad[56]; } cpu_count;
