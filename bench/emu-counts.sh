@@ -7,7 +7,7 @@
 # when needed; writes OUTDIR (default bench/out/emu-counts): one .txt and
 # one .csv per case, and goals.txt. ATA_GPU_WAIT, ATA_GPU_MAP and
 # ATA_GPU_PCG pass through (compare the first design and the new one).
-# ~1 min on 2 cores.
+# ~1.5 min on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${EMU_BUILD:-build-emu32}
@@ -24,6 +24,7 @@ echo "emu-counts: wait=${ATA_GPU_WAIT:-default} map=${ATA_GPU_MAP:-default} pcg=
 run sptrsv-lap3d48 sptrsv --gen lap3d:48 --policy levelset,syncfree,ca,la,greedy
 run sptrsv-lap3d64 sptrsv --gen lap3d:64 --policy ca
 run sptrsv-circuit sptrsv --gen circuit:20000 --policy syncfree,ca
+run sptrsv-circuit-hubs sptrsv --gen circuit:1000000 --policy syncfree,ca   # hubs of up to 24681 entries
 run ilu0-lap3d32 ilu0 --gen lap3d:32 --policy syncfree,ca
 run pcg-lap3d32 pcg --gen lap3d:32 --policy ca
 # The goals, read back from the CSVs by column name.

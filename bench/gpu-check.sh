@@ -13,7 +13,9 @@
 #                                 lap3d:128, circuit:1000000, the real matrices;
 #                                 on the generated ones also the first design
 #                                 (rows NAME-first: ATA_GPU_WAIT=flag
-#                                 ATA_GPU_MAP=fixed ATA_GPU_PCG=host) beside it
+#                                 ATA_GPU_MAP=fixed ATA_GPU_PCG=host) beside it,
+#                                 and on circuits SpTS with hubs on one warp
+#                                 (rows sptrsv-warphub: ATA_GPU_MAP=elastic-warp)
 #   bench/gpu-check.sh --large    the same benchmark on lap3d:160, circuit:4000000
 #   bench/gpu-check.sh --ncu      Nsight Compute: each policy's slowest kernel
 #                                 (SpTS, lap3d:100), then ILU0's while time is left
@@ -399,6 +401,12 @@ run_main_bench() {   # run_main_bench: gen problems, anchors, real matrices
     bench_rows sptrsv-first "$g" $lim sptrsv --gen "$g" --policy levelset,syncfree,ca --reps $reps
     bench_rows ilu0-first "$g" $lim ilu0 --gen "$g" --policy levelset,syncfree,ca --reps $reps
     bench_rows pcg-first "$g" $lim pcg --gen "$g" --policy levelset,syncfree,ca --reps $(( reps > 3 ? 3 : reps ))
+    # Circuits have hubs: the hubs on one warp (the elastic map before hubs
+    # were split over a block) beside the default; rows sptrsv-warphub.
+    if [[ $g == circuit* ]]; then
+      BENCH_ENV="ATA_GPU_MAP=elastic-warp"
+      bench_rows sptrsv-warphub "$g" $lim sptrsv --gen "$g" --policy levelset,syncfree,ca --reps $reps
+    fi
     BENCH_ENV=
   done
   cupy_anchor $GEN

@@ -34,13 +34,57 @@ k_spmv(int n, const int *__restrict__ ptr, const int *__restrict__ idx,
     }
 }
 
+/* One lane's share of a row's sum: entries q = first, first + stride, ..
+ * below hi, in order, ROW_K at a time (their indices and values in one
+ * batch, then their x). */
+__device__ __forceinline__ double lane_row_sum(const int *__restrict__ idx, const double *__restrict__ val,
+                                               int first, int hi, int stride, const double *__restrict__ x)
+{
+    double s = 0.0;
+    for (int q0 = first; q0 < hi; q0 += stride * ATA_GPU_ROW_K) {
+        int j[ATA_GPU_ROW_K];
+        double v[ATA_GPU_ROW_K];
+        for (int t = 0; t < ATA_GPU_ROW_K; t++) {
+            const int q = q0 + stride * t;
+            j[t] = q < hi ? ata_ldg(&idx[q]) : 0;
+            v[t] = q < hi ? ata_ldg(&val[q]) : 0.0;
+        }
+        ata_dep();
+        for (int t = 0; t < ATA_GPU_ROW_K; t++)
+            if (q0 + stride * t < hi) s += v[t] * ata_ldg(&x[j[t]]);
+    }
+    return s;
+}
+
+/* Row i of A x by the whole block (a hub, WIN_BLOCK): every thread sums
+ * its strided share, each warp its lanes by a xor tree, then thread 0 the
+ * warps' partials from shared memory in a fixed tree (ata_warps_tree): the
+ * same bits every run. Called by every thread; thread 0 gets the sum. */
+__device__ double block_row_sum(const int *__restrict__ ptr, const int *__restrict__ idx,
+                                const double *__restrict__ val, int i, const double *__restrict__ x)
+{
+    __shared__ double part[WPB];
+    const int t = (int)threadIdx.x;
+    const int lo = ata_ldg(&ptr[i]), hi = ata_ldg(&ptr[i + 1]);
+    ata_dep();
+    double s = lane_row_sum(idx, val, lo + t, hi, ATA_GPU_BLOCK, x);
+    for (int off = ATA_WARP / 2; off > 0; off /= 2) s += ata_shfl_xor(s, off, ATA_WARP);
+    if (t % ATA_WARP == 0) part[t / ATA_WARP] = s;
+    __syncthreads();
+    const double r = t == 0 ? ata_warps_tree<WPB>(part) : 0.0;
+    __syncthreads();        /* part is free for the next hub */
+    return r;
+}
+
 /* y = A x over windows (the elastic map, gpu_kernels.h): a thread per
  * short row sums in stored order (the reference's bits); a group of G
  * lanes sums its strided entries, then a fixed xor tree. A lane loads
- * ROW_K entries at a time, then their x, then adds them in order. */
+ * ROW_K entries at a time, then their x, then adds them in order. Then
+ * the hubs win[nwin ..] a block each (block-uniform loop). */
 __global__ void __launch_bounds__(ATA_GPU_BLOCK)
 k_spmv_win(const int *__restrict__ ptr, const int *__restrict__ idx, const double *__restrict__ val,
-           const ata_gpu_window *__restrict__ win, int nwin, const double *__restrict__ x, double *__restrict__ y)
+           const ata_gpu_window *__restrict__ win, int nwin, int nhub, const double *__restrict__ x,
+           double *__restrict__ y)
 {
     const int lane = (int)(threadIdx.x % ATA_WARP);
     const int stride = (int)gridDim.x * WPB;
@@ -53,21 +97,16 @@ k_spmv_win(const int *__restrict__ ptr, const int *__restrict__ idx, const doubl
         if (g < cnt) {
             const int lo = ata_ldg(&ptr[i]), hi = ata_ldg(&ptr[i + 1]);
             ata_dep();
-            for (int q0 = lo + lig; q0 < hi; q0 += G * ATA_GPU_ROW_K) {
-                int j[ATA_GPU_ROW_K];
-                double v[ATA_GPU_ROW_K];
-                for (int t = 0; t < ATA_GPU_ROW_K; t++) {
-                    const int q = q0 + G * t;
-                    j[t] = q < hi ? ata_ldg(&idx[q]) : 0;
-                    v[t] = q < hi ? ata_ldg(&val[q]) : 0.0;
-                }
-                ata_dep();
-                for (int t = 0; t < ATA_GPU_ROW_K; t++)
-                    if (q0 + G * t < hi) s += v[t] * ata_ldg(&x[j[t]]);
-            }
+            s = lane_row_sum(idx, val, lo + lig, hi, G, x);
         }
         for (int off = G / 2; off > 0; off /= 2) s += ata_shfl_xor(s, off, G);
         if (g < cnt && lig == 0) ata_st(&y[i], s);
+    }
+    for (int h = (int)blockIdx.x; h < nhub; h += (int)gridDim.x) {
+        const int i = ata_ldg(&win[nwin + h].pos);
+        ata_dep();
+        const double s = block_row_sum(ptr, idx, val, i, x);
+        if (threadIdx.x == 0) ata_st(&y[i], s);
     }
 }
 
@@ -229,7 +268,7 @@ k_cg_dot(long long n, int what, const double *x, const double *y, double *xu,   
 /* q = A p (the rows as k_spmv or k_spmv_win place them) and p'q. */
 __global__ void __launch_bounds__(ATA_GPU_BLOCK)
 k_cg_spmv_dot(int n, const int *__restrict__ ptr, const int *__restrict__ idx, const double *__restrict__ val,
-              int G0, const ata_gpu_window *__restrict__ win, int nwin, const double *__restrict__ p,
+              int G0, const ata_gpu_window *__restrict__ win, int nwin, int nhub, const double *__restrict__ p,
               double *__restrict__ q, double *partial, ata_gpu_cg_state *st, ata_gpu_cg_rec *rec)
 {
     if (ata_ld(&st->stop)) return;
@@ -254,21 +293,19 @@ k_cg_spmv_dot(int n, const int *__restrict__ ptr, const int *__restrict__ idx, c
         if (g < cnt && i < n) {
             const int lo = ata_ldg(&ptr[i]), hi = ata_ldg(&ptr[i + 1]);
             ata_dep();
-            for (int q0 = lo + lig; q0 < hi; q0 += G * ATA_GPU_ROW_K) {
-                int j[ATA_GPU_ROW_K];
-                double v[ATA_GPU_ROW_K];
-                for (int t = 0; t < ATA_GPU_ROW_K; t++) {
-                    const int qq = q0 + G * t;
-                    j[t] = qq < hi ? ata_ldg(&idx[qq]) : 0;
-                    v[t] = qq < hi ? ata_ldg(&val[qq]) : 0.0;
-                }
-                ata_dep();
-                for (int t = 0; t < ATA_GPU_ROW_K; t++)
-                    if (q0 + G * t < hi) s += v[t] * ata_ldg(&p[j[t]]);
-            }
+            s = lane_row_sum(idx, val, lo + lig, hi, G, p);
         }
         for (int off = G / 2; off > 0; off /= 2) s += ata_shfl_xor(s, off, G);
         if (g < cnt && i < n && lig == 0) {
+            ata_st(&q[i], s);
+            acc += ata_ldg(&p[i]) * s;
+        }
+    }
+    for (int h = (int)blockIdx.x; h < nhub; h += (int)gridDim.x) {     /* hubs: a block each */
+        const int i = ata_ldg(&win[nwin + h].pos);
+        ata_dep();
+        const double s = block_row_sum(ptr, idx, val, i, p);
+        if (threadIdx.x == 0) {
             ata_st(&q[i], s);
             acc += ata_ldg(&p[i]) * s;
         }
@@ -314,13 +351,13 @@ extern "C" int ata_gpu_empty(int grid, void *stream)
 }
 
 extern "C" int ata_gpu_spmv(int n, const int *ptr, const int *idx, const double *val, int group,
-                            const ata_gpu_window *win, int nwin, const double *x, double *y, int grid,
+                            const ata_gpu_window *win, int nwin, int nhub, const double *x, double *y, int grid,
                             void *stream)
 {
     if (n <= 0) return 0;
     if (win)
         ATA_LAUNCH(k_spmv_win, (unsigned)(grid > 0 ? grid : 1), ATA_GPU_BLOCK, 0, stream, ptr, idx, val, win, nwin,
-                   x, y);
+                   nhub, x, y);
     else
         ATA_LAUNCH(k_spmv, (unsigned)(grid > 0 ? grid : 1), ATA_GPU_BLOCK, 0, stream, n, ptr, idx, val,
                    group, x, y);
@@ -363,11 +400,12 @@ extern "C" int ata_gpu_cg_dot(long long n, int what, const double *x, const doub
 }
 
 extern "C" int ata_gpu_cg_spmv_dot(int n, const int *ptr, const int *idx, const double *val, int group,
-                                   const ata_gpu_window *win, int nwin, const double *p, double *q, double *partial,
-                                   int grid, ata_gpu_cg_state *st, ata_gpu_cg_rec *rec, void *stream)
+                                   const ata_gpu_window *win, int nwin, int nhub, const double *p, double *q,
+                                   double *partial, int grid, ata_gpu_cg_state *st, ata_gpu_cg_rec *rec,
+                                   void *stream)
 {
     ATA_LAUNCH(k_cg_spmv_dot, (unsigned)(grid > 0 ? grid : 1), ATA_GPU_BLOCK, 0, stream, n, ptr, idx, val,
-               group, win, nwin, p, q, partial, st, rec);
+               group, win, nwin, nhub, p, q, partial, st, rec);
     return (int)ata_gpu_get_last_error();
 }
 

@@ -26,7 +26,9 @@
  * waiting group polls once, every ready group advances), so groups of the
  * same warp can wait on each other even where the warp runs in lock step
  * (HIP, and pre-Volta CUDA). No block-wide barrier is ever taken after a
- * claim.
+ * warp's claim; launches with hubs split over a block claim a block at a
+ * time and take barriers only where every warp of the block has finished
+ * its windows or works on the one hub (pull_block_claims has the argument).
  *
  * Memory order, pull (ATA_GPU_WAIT=value, the default): the wait on the
  * value. The begin kernel sets every x_i to a sentinel (a signalling NaN,
@@ -281,6 +283,30 @@ __device__ __forceinline__ int pull_window(const ata_gpu_args &a, int p0, int cn
     }
 }
 
+/* x_i published by the row's finishing lane: tracked value wait, one
+ * relaxed store of the value (the file comment), the sentinel's own bits
+ * as the quiet NaN; otherwise a plain store (a flag follows, or the
+ * readers are later kernels). Returns what was stored. */
+template <bool TRACKED, bool VALUE>
+__device__ __forceinline__ double store_x(const ata_gpu_args &a, int i, double xi)
+{
+    if (TRACKED && VALUE) {
+        if (ata_is_sentinel(xi)) xi = ata_bitsd(ATA_X_QNAN_BITS);
+        ata_st_value(&a.x[i], xi);
+    } else {
+        ata_st(&a.x[i], xi);
+    }
+    return xi;
+}
+
+/* A hub split over a block (WIN_BLOCK): each warp leaves its partial sum,
+ * thread 0 also its row, for the combine after the block's barrier. */
+struct block_hub {
+    double part[WPB];
+    double s, diag;
+    int i, dpos;
+};
+
 /* --------------------------------------------------------- pull, elastic */
 /* One window of the elastic map (gpu_kernels.h): `cnt` rows at positions
  * p0.., G lanes each (or one hub row on the whole warp: split). A lane
@@ -292,19 +318,23 @@ __device__ __forceinline__ int pull_window(const ata_gpu_args &a, int p0, int cn
  *   G > 1: the group subtracts the G x ROW_K products in stored order from
  *     shuffles (every lane the same chain): bitwise the reference's;
  *   split: each lane accumulates its own entries (l, l + W, ..) in order,
- *     then a fixed xor tree sums the lanes (the same bits every run).
+ *     then a fixed xor tree sums the lanes (the same bits every run);
+ *   block split (WIN_BLOCK, every warp of the block calls this with `bh`):
+ *     thread t takes entries t, t + BLOCK, .., each warp sums its lanes by
+ *     the xor tree and leaves the result in bh; the caller combines.
  * WIN_FWD (G = 1): before polling L2, a lane takes a predecessor that
  * another lane of the window has finished from that lane by a shuffle.
  * Returns 1 to abort (timeout, or another warp's error). */
 #define ROW_K ATA_GPU_ROW_K
 template <bool TRACKED, bool VALUE>
 __device__ __forceinline__ int pull_elastic(const ata_gpu_args &a, int p0, int meta, int lane, uint32_t epoch,
-                                            spin_guard &sg)
+                                            spin_guard &sg, block_hub *bh)
 {
     const int cnt = meta & ATA_GPU_WIN_ROWS;
     const bool split = (meta & ATA_GPU_WIN_SPLIT) != 0, fwd = (meta & ATA_GPU_WIN_FWD) != 0;
-    const int G = split ? ATA_WARP : 1 << ATA_GPU_WIN_LOG2G(meta);
-    const int g = lane / G, lig = lane % G;
+    const bool blk = (meta & ATA_GPU_WIN_BLOCK) != 0;
+    const int G = blk ? ATA_GPU_BLOCK : split ? ATA_WARP : 1 << ATA_GPU_WIN_LOG2G(meta);
+    const int g = blk ? 0 : lane / G, lig = blk ? (int)threadIdx.x : lane % G;
     warp_ctx w;                                 /* for the spin guard */
     w.lane = lane; w.G = G; w.g = g; w.lig = lig; w.NG = ATA_WARP / G;
     const bool has = g < cnt;
@@ -411,7 +441,12 @@ __device__ __forceinline__ int pull_elastic(const ata_gpu_args &a, int p0, int m
             if (!fin && ata_group_all(ldone, lane, ATA_WARP)) {
                 /* the fixed tree: lane l adds lane l ^ m for m = W/2 .. 1 */
                 for (int m = ATA_WARP / 2; m > 0; m /= 2) part += ata_shfl_xor(part, m, ATA_WARP);
-                if (lane == 0) {
+                if (blk) {
+                    if (lane == 0) bh->part[threadIdx.x / ATA_WARP] = part;
+                    if (threadIdx.x == 0) {
+                        bh->s = s; bh->diag = diag; bh->i = i; bh->dpos = dpos;
+                    }
+                } else if (lane == 0) {
                     s -= part;
                     publish = true;
                 }
@@ -446,16 +481,7 @@ __device__ __forceinline__ int pull_elastic(const ata_gpu_args &a, int p0, int m
                 prog = 1;
             }
         }
-        if (publish) {
-            double xi = dpos >= 0 ? s / diag : s;
-            if (TRACKED && VALUE) {
-                if (ata_is_sentinel(xi)) xi = ata_bitsd(ATA_X_QNAN_BITS);
-                ata_st_value(&a.x[i], xi);
-            } else {
-                ata_st(&a.x[i], xi);
-            }
-            xpub = xi;
-        }
+        if (publish) xpub = store_x<TRACKED, VALUE>(a, i, dpos >= 0 ? s / diag : s);
         if (!VALUE) publish_flag<TRACKED>(a, publish, i, epoch);
         if (TRACKED) {
             int dep = 0;                        /* the first entry still waited on */
@@ -693,7 +719,7 @@ __device__ __forceinline__ int run_elastic(const ata_gpu_args &a, int k, int lan
 {
     const int pos = ata_ldg(&a.win[k].pos), meta = ata_ldg(&a.win[k].meta);
     ata_dep();
-    if (MODE == ATA_GPU_PULL) return pull_elastic<TRACKED, VALUE>(a, pos, meta, lane, epoch, sg);
+    if (MODE == ATA_GPU_PULL) return pull_elastic<TRACKED, VALUE>(a, pos, meta, lane, epoch, sg, nullptr);
     warp_ctx w;
     w.lane = lane;
     w.G = 1 << ATA_GPU_WIN_LOG2G(meta);
@@ -701,6 +727,77 @@ __device__ __forceinline__ int run_elastic(const ata_gpu_args &a, int k, int lan
     w.lig = lane % w.G;
     w.NG = ATA_WARP / w.G;
     return run_window<MODE, TRACKED, VALUE>(a, pos, meta & ATA_GPU_WIN_ROWS, w, epoch, sg);
+}
+
+/* Launches with hubs split over a block (L.block; pull only): a block
+ * takes `chunk` windows at a time (thread 0 claims, a barrier hands the
+ * start to every warp; untracked: a block-stride loop). The host put each
+ * hub first and alone in its chunk (empty windows pad it), so a chunk is
+ * either one hub, run by every warp (their partials combined by thread 0
+ * after a barrier, in a fixed tree: the same bits every run), or windows
+ * without hubs, warp w running windows w, w + WPB, .. of it in order.
+ * Deadlock freedom with these barriers: the argument of the file comment,
+ * blocks for warps. Let k be the smallest claimed, unfinished position; its
+ * block is resident. In a chunk of windows, the warp holding k has finished
+ * its earlier windows (smaller positions), so it is not at the chunk's
+ * barrier but polling k, whose predecessors are finished. A hub chunk: every
+ * warp polls its share of k's predecessors, all finished, and reaches the
+ * barrier. A warp that aborts (timeout, error) skips to the barrier and
+ * says so in shared memory; the others abort at their next guard check (the
+ * error word is set) and the block leaves together after the barrier. */
+template <bool TRACKED, bool VALUE>
+__device__ __forceinline__ void pull_block_claims(const ata_gpu_args &a, const ata_gpu_launch &L, int lane,
+                                                  uint32_t epoch, spin_guard &sg)
+{
+    __shared__ block_hub bh;
+    __shared__ int start_sh, pos_sh, meta_sh;  /* the chunk and its first window */
+    __shared__ int abort_sh[WPB], hub_ab[WPB]; /* per warp; two arrays: no write races a read */
+    const int warp = (int)(threadIdx.x / ATA_WARP), nwin = L.win_hi - L.win_lo;
+    warp_ctx w;                                 /* progress_flush reads the lane */
+    w.lane = lane;
+    int next = (int)blockIdx.x * L.chunk;
+    int ab = 0;
+    for (;;) {
+        if (lane == 0) abort_sh[warp] = ab;
+        __syncthreads();                        /* the last start read, every abort written */
+        int any_ab = 0;
+        for (int k = 0; k < WPB; k++) any_ab |= abort_sh[k];
+        if (threadIdx.x == 0 && !any_ab) {
+            /* the chunk and its first window, for the whole block */
+            const int st = TRACKED ? (int)ata_claim_block(&a.counters[L.counter], (unsigned)L.chunk) : next;
+            start_sh = st;
+            if (st >= 0 && st < nwin) {
+                pos_sh = ata_ldg(&a.win[L.win_lo + st].pos);
+                meta_sh = ata_ldg(&a.win[L.win_lo + st].meta);
+                ata_dep();
+            }
+        }
+        __syncthreads();
+        const int start = start_sh;
+        next += (int)gridDim.x * L.chunk;
+        if (any_ab || start >= nwin || start < 0) break;
+        const int end = min(start + L.chunk, nwin), pos = pos_sh, meta = meta_sh;
+        if (meta & ATA_GPU_WIN_BLOCK) {
+            ab = pull_elastic<TRACKED, VALUE>(a, pos, meta, lane, epoch, sg, &bh);
+            if (lane == 0) hub_ab[warp] = ab;
+            __syncthreads();                    /* every warp's partial is in bh */
+            for (int k = 0; k < WPB; k++) ab |= hub_ab[k];
+            if (!ab && threadIdx.x == 0) {
+                const double s = bh.s - ata_warps_tree<WPB>(bh.part);
+                store_x<TRACKED, VALUE>(a, bh.i, bh.dpos >= 0 ? s / bh.diag : s);
+                if (!VALUE) publish_flag<TRACKED>(a, true, bh.i, epoch);
+            }
+            if (ab) break;                      /* block-uniform: every warp read every abort */
+            if (lane == 0) sg.pend++;
+        } else {
+            for (int k = start + warp; k < end && !ab; k += WPB) {
+                ab = run_elastic<ATA_GPU_PULL, TRACKED, VALUE>(a, L.win_lo + k, lane, epoch, sg);
+                if (lane == 0) sg.pend++;
+            }
+        }
+        if (TRACKED && lane == 0 && sg.pend >= PROGRESS_EVERY) progress_flush(sg, a, w);
+    }
+    if (TRACKED) progress_flush(sg, a, w);
 }
 
 template <int MODE, bool TRACKED, bool VALUE, bool ELASTIC>
@@ -721,6 +818,10 @@ __global__ void ATA_BOUNDS(ATA_GPU_BLOCK) k_exec(const ATA_GRID_CONST ata_gpu_ar
     sg.seen = 0;
     sg.t0 = 0;
     sg.pend = 0;
+    if (ELASTIC && MODE == ATA_GPU_PULL && L.block) {
+        pull_block_claims<TRACKED, VALUE>(a, L, w.lane, epoch, sg);
+        return;
+    }
     if (ELASTIC) {
         /* windows [win_lo, win_hi), claimed `chunk` at a time (tracked) */
         const int nwin = L.win_hi - L.win_lo;

@@ -44,14 +44,21 @@ enum { ATA_GPU_WAIT_FLAG = 0, ATA_GPU_WAIT_VALUE = 1 };
  * partial sums per lane in stored order, then a fixed tree: the same bits
  * every run, not the reference's). WIN_FWD: a thread-per-row window whose
  * rows depend on each other; the values pass between its lanes by
- * shuffles, not through L2. */
+ * shuffles, not through L2. WIN_BLOCK (with WIN_SPLIT; ATA_GPU_MAP=elastic,
+ * not elastic-warp): a row of more than ATA_GPU_BLOCK_HUB entries split
+ * between the warps of a whole block (each warp's partial sum as above,
+ * then the warps' partials in a fixed tree through shared memory); a
+ * launch holding one is claimed a block at a time (ata_gpu_launch.block). */
 #define ATA_GPU_ROW_K 4
 #define ATA_GPU_HUB(warp) (4 * (warp) * ATA_GPU_ROW_K)
+/* a block split from two full stages of the whole block (a warp would need
+ * 8 W / 32 .. : 16 stages at W = 32) */
+#define ATA_GPU_BLOCK_HUB (2 * ATA_GPU_BLOCK * ATA_GPU_ROW_K)
 typedef struct {
     int pos;                /* first SET position (pull/ILU0) or row (SpMV) */
-    int meta;               /* rows | log2(G) << 8 | WIN_SPLIT | WIN_FWD */
+    int meta;               /* rows | log2(G) << 8 | WIN_SPLIT | WIN_FWD | WIN_BLOCK; 0: empty */
 } ata_gpu_window;
-enum { ATA_GPU_WIN_ROWS = 0xff, ATA_GPU_WIN_SPLIT = 1 << 12, ATA_GPU_WIN_FWD = 1 << 13 };
+enum { ATA_GPU_WIN_ROWS = 0xff, ATA_GPU_WIN_SPLIT = 1 << 12, ATA_GPU_WIN_FWD = 1 << 13, ATA_GPU_WIN_BLOCK = 1 << 14 };
 #define ATA_GPU_WIN_LOG2G(meta) (((meta) >> 8) & 0xf)
 
 typedef struct {
@@ -92,6 +99,9 @@ typedef struct {
     int chunk;              /* tracked: rows (fixed: a multiple of warp/group) or windows (elastic) per claim */
     int counter;            /* tracked: index of this launch's claim cursor */
     int win_lo, win_hi;     /* elastic: its windows (win_hi > win_lo), else the fixed map */
+    int block;              /* elastic pull with WIN_BLOCK hubs: `chunk` windows per block
+                             * claim (a multiple of the warps per block), each hub
+                             * first in its chunk and alone (empty windows pad it) */
 } ata_gpu_launch;
 
 /* Device facts the host needs: the kernels' compile-time warp width, and the
@@ -113,9 +123,12 @@ int ata_gpu_empty(int grid, void *stream);
 
 /* PCG vector kernels. spmv: y = A x with `group` lanes per row, or (win
  * not NULL) over nwin windows (the elastic map: a thread per short row,
- * sums in stored order; groups and whole warps sum in a fixed tree). */
+ * sums in stored order; groups and whole warps sum in a fixed tree), then
+ * win[nwin .. nwin + nhub): hub rows a block each (WIN_BLOCK: lanes of the
+ * block, warp trees, then a fixed tree of the warps through shared memory). */
 int ata_gpu_spmv(int n, const int *ptr, const int *idx, const double *val, int group,
-                 const ata_gpu_window *win, int nwin, const double *x, double *y, int grid, void *stream);
+                 const ata_gpu_window *win, int nwin, int nhub, const double *x, double *y, int grid,
+                 void *stream);
 /* Deterministic dot product: fixed grid of `grid` blocks writes `partial`
  * (grid doubles), then one block sums them in order into *out (device). */
 int ata_gpu_dot(long long n, const double *x, const double *y, double *partial, int grid,
@@ -153,7 +166,7 @@ int ata_gpu_cg_dot(long long n, int what, const double *x, const double *y, doub
 /* q = A p (as ata_gpu_spmv) and rec[m].pq = p'q; stop (ITER) unless finite
  * and > 0, else alpha = rz / pq. */
 int ata_gpu_cg_spmv_dot(int n, const int *ptr, const int *idx, const double *val, int group,
-                        const ata_gpu_window *win, int nwin, const double *p, double *q, double *partial,
+                        const ata_gpu_window *win, int nwin, int nhub, const double *p, double *q, double *partial,
                         int grid, ata_gpu_cg_state *st, ata_gpu_cg_rec *rec, void *stream);
 /* p = z + beta p (or p = z when first), then m++ (unless stopped). */
 int ata_gpu_cg_p(long long n, const double *z, double *p, int first, int grid, ata_gpu_cg_state *st,

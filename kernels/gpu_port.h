@@ -19,6 +19,8 @@
  *   ata_st_value(p, v)     64-bit relaxed store publishing x_i (no fence)
  *   ata_poll_flag(p, want) relaxed poll of a flag: 1 once *p == want
  *   ata_claim(p, n)        atomicAdd on a launch's claim cursor
+ *   ata_claim_block(p, n)  the same by thread 0 for its whole block (the
+ *                          emulator's model moves the block, not the warp)
  *   ata_ticket(p)          acq_rel increment (the last block of a reduction)
  *   ata_ldg / ata_ld / ata_st  plain global loads (ldg: data no lane writes
  *                          during the kernel) and stores
@@ -107,6 +109,7 @@ template <class T> static inline void ata_st(T *p, T v) { emu_cnt_st(p, sizeof(T
 static inline void ata_dep(void) { emu_cnt_dep(); }
 static inline void ata_untimed(int on) { emu_cnt_untimed(on); }
 static inline unsigned ata_claim(unsigned *p, unsigned n) { emu_cnt_claim(); return atomicAdd(p, n); }
+static inline unsigned ata_claim_block(unsigned *p, unsigned n) { emu_cnt_claim_block(); return atomicAdd(p, n); }
 /* An RMW that releases what this thread wrote and acquires what the
  * earlier RMWs' threads wrote (the last-block reductions' ticket). */
 static inline unsigned ata_ticket(unsigned *p) { emu_cnt_rmw(p, 4, 1, 1); return __atomic_fetch_add(p, 1u, __ATOMIC_ACQ_REL); }
@@ -186,6 +189,7 @@ template <class T> __device__ __forceinline__ void ata_st(T *p, T v) { *p = v; }
 __device__ __forceinline__ void ata_dep(void) {}
 __device__ __forceinline__ void ata_untimed(int) {}
 __device__ __forceinline__ unsigned ata_claim(unsigned *p, unsigned n) { return atomicAdd(p, n); }
+__device__ __forceinline__ unsigned ata_claim_block(unsigned *p, unsigned n) { return atomicAdd(p, n); }
 __device__ __forceinline__ unsigned ata_ticket(unsigned *p)
 { return __hip_atomic_fetch_add(p, 1u, __ATOMIC_ACQ_REL, __HIP_MEMORY_SCOPE_AGENT); }
 __device__ __forceinline__ uint64_t ata_dbits(double v) { return (uint64_t)__double_as_longlong(v); }
@@ -279,6 +283,7 @@ template <class T> __device__ __forceinline__ void ata_st(T *p, T v) { *p = v; }
 __device__ __forceinline__ void ata_dep(void) {}
 __device__ __forceinline__ void ata_untimed(int) {}
 __device__ __forceinline__ unsigned ata_claim(unsigned *p, unsigned n) { return atomicAdd(p, n); }
+__device__ __forceinline__ unsigned ata_claim_block(unsigned *p, unsigned n) { return atomicAdd(p, n); }
 __device__ __forceinline__ unsigned ata_ticket(unsigned *p)
 {
     unsigned old;
@@ -340,6 +345,18 @@ __device__ __forceinline__ int ata_group_all(int pred, int lane, int G)
 {
     ata_lanemask m = ata_group_mask(lane, G);
     return (ata_ballot(pred) & m) == m;
+}
+
+/* The sum of a block's N warps' partial sums part[0 .. N-1] (shared
+ * memory, read after a barrier) in a fixed pairwise tree: ((0+1) + (2+3))
+ * + .., the same bits on every run whatever the warps' timing. */
+template <int N> __device__ __forceinline__ double ata_warps_tree(const double *part)
+{
+    double t[N];
+    for (int k = 0; k < N; k++) t[k] = part[k];
+    for (int m = 1; m < N; m *= 2)
+        for (int k = 0; k + m < N; k += 2 * m) t[k] += t[k + m];
+    return t[0];
 }
 
 #endif /* ATA_GPU_PORT_H */

@@ -355,6 +355,96 @@ static void test_elastic_classes(void **state)
     ata_csr_free(A);
 }
 
+/* Hubs longer than ATA_GPU_BLOCK_HUB, which the elastic map splits over a
+ * whole block: row L of the lower triangle has L predecessors (0 .. L-1),
+ * row 0 of the upper one L - 1 successors; short chains (64 rows) below
+ * the lower hub and a tail of `tail` rows after it, each depending on the
+ * hub and on the row before. Symmetric, diagonally dominant. */
+static ata_csr *hub_matrix(int L, int tail)
+{
+    const int n = L + 1 + tail, cap = 2 * (3 * L + 2 * tail) + n;
+    int *ri = malloc(cap * sizeof *ri), *ci = malloc(cap * sizeof *ci), nz = 0;
+    double *v = malloc(cap * sizeof *v);
+#define ADD(i, j, x) do { ri[nz] = (i); ci[nz] = (j); v[nz++] = (x); ri[nz] = (j); ci[nz] = (i); v[nz++] = (x); } while (0)
+    for (int i = 1; i < L; i++) {
+        if (i % 64) ADD(i, i - 1, -0.5);
+        if (i > 1) ADD(i, 0, -0.25 / L);                /* the upper hub, row 0 */
+        ADD(L, i, -(1.0 + i % 7) / (8.0 * L));          /* the lower hub, row L */
+    }
+    for (int i = L + 1; i < n; i++) {
+        ADD(i, L, -0.25 / tail);
+        ADD(i, i - 1, -0.5);
+    }
+    for (int i = 0; i < n; i++) { ri[nz] = i; ci[nz] = i; v[nz++] = 4.0 + (i % 13) / 16.0; }
+#undef ADD
+    ata_csr *A;
+    TU_OK(ata_csr_from_coo(n, n, nz, ri, ci, v, 1, &A));
+    free(ri); free(ci); free(v);
+    return A;
+}
+
+/* A hub split over a block (ATA_GPU_MAP=elastic) against the reference:
+ * pull within 1e-12, the same bits on a second solve (the warps' partials
+ * meet in a fixed tree, whatever their timing); the hub on one warp
+ * (elastic-warp) the same way. Then PCG (its SpMV sums the hub rows a
+ * block each) against the fixed map's. */
+static void test_block_hubs(void **state)
+{
+    (void)state;
+    BS_NEED(&gpu_backend);
+    const int L = gpu_backend.tiny ? ATA_GPU_BLOCK_HUB + 100 : 20000;
+    ata_csr *A = hub_matrix(L, gpu_backend.tiny ? 8 : 64);
+    const int n = A->nrows;
+    assert_true(A->rowptr[L + 1] - A->rowptr[L] > ATA_GPU_BLOCK_HUB);
+    static const ata_policy pols[] = { ATA_POLICY_SYNCFREE, ATA_POLICY_LEVELSET, ATA_POLICY_CA };
+    const char *maps[] = { "elastic", "elastic-warp" };
+    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *x2 = malloc(n * sizeof *x2);
+    double *xr = malloc(n * sizeof *xr);
+    tu_random_vec(b, n, 7);
+    for (int m = 0; m < 2; m++) {
+        if (gpu_backend.tiny && m) break;
+        ata_context *ctx = make_ctx_mech(NULL, NULL, NULL, maps[m]);
+        for (int u = 0; u < 2; u++)
+            for (size_t k = 0; k < sizeof pols / sizeof *pols; k++) {
+                if (gpu_backend.tiny && k == 2) continue;
+                ata_plan_options po = ata_plan_defaults();
+                po.policy = pols[k];
+                po.uplo = u ? ATA_UPPER : ATA_LOWER;
+                ata_plan *p;
+                TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
+                TU_OK(ata_sptrsv(p, b, x));
+                TU_OK(ata_sptrsv(p, b, x2));
+                TU_OK(ata_ref_sptrsv_csr(A, po.uplo, ATA_NON_UNIT, b, xr));
+                const double d = tu_rel_diff2(x, xr, n);
+                printf("hub of %d entries (map %s, %s, %s): relative difference %.2e\n", L, maps[m],
+                       ata_policy_name(po.policy), u ? "upper" : "lower", d);
+                assert_true(d <= 1e-12);
+                assert_memory_equal(x, x2, n * sizeof *x);
+                ata_plan_destroy(p);
+            }
+        ata_context_destroy(ctx);
+    }
+    /* SpMV: PCG (Jacobi) with hub rows summed a block each vs the fixed map */
+    ata_context *ce = make_ctx_mech(NULL, NULL, NULL, "elastic"), *cf = make_ctx_mech(NULL, NULL, NULL, "fixed");
+    ata_pcg_options o = ata_pcg_defaults();
+    o.precond = ATA_PC_JACOBI;
+    ata_pcg_result re, rf;
+    memset(x, 0, n * sizeof *x);
+    memset(x2, 0, n * sizeof *x2);
+    TU_OK(ata_pcg(ce, A, b, x, &o, &re));
+    TU_OK(ata_pcg(cf, A, b, x2, &o, &rf));
+    printf("hub pcg: %d iterations (fixed map %d), x differs by %.2e\n", re.iterations, rf.iterations,
+           tu_rel_diff2(x, x2, n));
+    assert_true(abs(re.iterations - rf.iterations) <= 1);
+    assert_true(tu_rel_diff2(x, x2, n) <= 1e-8);
+    ata_pcg_result_free(&re);
+    ata_pcg_result_free(&rf);
+    ata_context_destroy(ce);
+    ata_context_destroy(cf);
+    free(b); free(x); free(x2); free(xr);
+    ata_csr_free(A);
+}
+
 /* Problems that fill the GPU (10^6 unknowns): pull bitwise, push 1e-12. */
 static void test_large(void **state)
 {
@@ -617,7 +707,8 @@ static void test_emu_counts(void **state)
 
 int main(void)
 {
-    /* The elastic map (the default) splits hub rows between a warp's lanes. */
+    /* The elastic map (the default) splits hub rows between a warp's lanes
+     * (or a block's: longer still). */
     const char *map = getenv("ATA_GPU_MAP");
     if (!(map && !strcmp(map, "fixed"))) tu_pull_split_above = ATA_GPU_HUB(GPU_FULL_WARP);
     const char *size = getenv("ATA_GPU_TEST_SIZE");
@@ -631,6 +722,7 @@ int main(void)
         cmocka_unit_test(test_group_widths),
         cmocka_unit_test(test_mechanisms),
         cmocka_unit_test(test_elastic_classes),
+        cmocka_unit_test(test_block_hubs),
         cmocka_unit_test(test_device_pcg),
         cmocka_unit_test(test_epoch_wrap),
         cmocka_unit_test(test_large),

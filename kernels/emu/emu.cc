@@ -952,6 +952,46 @@ extern "C" void emu_cnt_claim(void)
     }
 }
 
+/* Thread 0 of a block of a persistent grid is about to claim work for the
+ * whole block (ata_exec.cu, block claims; every lane is at a barrier): the
+ * block gives back its warps' virtual warps and takes the WPB that are
+ * free first; the block starts when the last of them is free, so a block
+ * holds a virtual block of warps, not warps of different times. */
+extern "C" void emu_cnt_claim_block(void)
+{
+    slot *S = cur_slot;
+    device *d = dev;
+    const int nw = (S->nthreads + W - 1) / W;
+    double now = 0;
+    for (int t = 0; t < S->nthreads; t++) now = std::max(now, std::max(S->lanes[t].t, S->lanes[t].tr));
+    double c = now;
+    {
+        std::lock_guard<std::mutex> g(d->vw_mu);
+        auto later = std::greater<std::pair<double, int>>();
+        if (!d->vw_ready) {
+            d->vw_free.clear();
+            for (unsigned v = 0; v < d->vw_count; v++) d->vw_free.push_back({d->T0, (int)v});
+            std::make_heap(d->vw_free.begin(), d->vw_free.end(), later);
+            d->vw_ready = true;
+        }
+        for (int w = 0; w < nw; w++) {
+            if (S->vw[w] < 0) continue;
+            d->vw_free.push_back({now, S->vw[w]});
+            std::push_heap(d->vw_free.begin(), d->vw_free.end(), later);
+            S->vw[w] = -1;
+        }
+        double latest = -1;
+        for (int w = 0; w < nw && !d->vw_free.empty(); w++) {
+            std::pop_heap(d->vw_free.begin(), d->vw_free.end(), later);
+            latest = std::max(latest, d->vw_free.back().first);
+            S->vw[w] = d->vw_free.back().second;
+            d->vw_free.pop_back();
+        }
+        if (latest >= 0) c = latest;
+    }
+    for (int t = 0; t < S->nthreads; t++) S->lanes[t].t = S->lanes[t].tr = c;
+}
+
 extern "C" __attribute__((visibility("default"))) int ata_emu_counts_get(ata_emu_counts *c, int reset)
 {
     device *d = D();

@@ -69,6 +69,7 @@ void emu_cnt_fence(int gpu_scope);                  /* 1: GPU scope; 0: warp/blo
 void emu_cnt_rmw(const void *p, unsigned bytes, int ret, int release);
 void emu_cnt_dep(void);                             /* a use point: wait for the batch */
 void emu_cnt_claim(void);                           /* lane 0 claimed work for its warp */
+void emu_cnt_claim_block(void);                     /* thread 0 claimed work for its block */
 void emu_cnt_untimed(int on);                       /* bookkeeping follows (on) / ends (off) */
 }
 #define __syncthreads emu_syncthreads

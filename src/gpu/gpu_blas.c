@@ -43,9 +43,16 @@ void gpu_spmv_destroy(ata_context *ctx, void *h)
     free(s);
 }
 
+/* Is row i of A a hub that a whole block sums (ATA_GPU_MAP=elastic)? */
+static int spmv_hub(const gpu_ctx *g, const ata_csr *A, int i)
+{
+    return g->hub_block && g->group_override <= 0 && A->rowptr[i + 1] - A->rowptr[i] > ATA_GPU_BLOCK_HUB;
+}
+
 /* The elastic map's windows over A's rows: a thread per row of up to 8
  * entries, else a group of one lane per 8 entries (up to the warp); the
- * same class rows side by side, W / G of them per window. */
+ * same class rows side by side, W / G of them per window; the hubs last,
+ * a window each (run a block each after the others). */
 static ata_status spmv_windows(const gpu_ctx *g, const ata_csr *A, gpu_spmv_h *s)
 {
     const int n = A->nrows;
@@ -54,6 +61,10 @@ static ata_status spmv_windows(const gpu_ctx *g, const ata_csr *A, gpu_spmv_h *s
     int nw = 0, prev = -1;
     for (int i = 0; i < n; i++) {
         const int e = A->rowptr[i + 1] - A->rowptr[i];
+        if (spmv_hub(g, A, i)) {
+            prev = -1;          /* a window holds consecutive rows: none joins across */
+            continue;
+        }
         int lg = 0;
         while ((1 << lg) * 8 < e && (1 << lg) < g->warp) lg++;
         if (g->group_override > 0)
@@ -67,9 +78,15 @@ static ata_status spmv_windows(const gpu_ctx *g, const ata_csr *A, gpu_spmv_h *s
         nw++;
         prev = lg;
     }
+    s->nwin = nw;
+    for (int i = 0; i < n; i++)
+        if (spmv_hub(g, A, i)) {
+            win[nw].pos = i;
+            win[nw++].meta = 1 | ATA_GPU_WIN_SPLIT | ATA_GPU_WIN_BLOCK;
+        }
+    s->nhub = nw - s->nwin;
     ata_status st = gpu_malloc((void **)&s->win, ((size_t)nw + 1) * sizeof *win, "spmv windows");
     if (st == ATA_OK) st = gpu_upload((gpu_ctx *)g, s->win, win, (size_t)nw * sizeof *win);
-    s->nwin = nw;
     free(win);
     return st;
 }
@@ -99,6 +116,7 @@ ata_status gpu_spmv_create(ata_context *ctx, const ata_csr *A, void **h)
         return st;
     }
     if (s->win) need = (s->nwin + g->wpb - 1) / g->wpb;
+    if (need < s->nhub) need = s->nhub;    /* a block per hub where the device has them */
     s->grid = (int)(need < 1 ? 1 : need > cap ? cap : need);
     *h = s;
     return ATA_OK;
@@ -109,7 +127,7 @@ ata_status gpu_spmv(ata_context *ctx, void *h, const double *x, double *y)
     gpu_ctx *g = GC(ctx);
     gpu_spmv_h *s = h;
     GCHECK(GPU(SetDevice)(g->device));
-    KCHECK(ata_gpu_spmv(s->n, s->ptr, s->idx, s->val, s->G, s->win, s->nwin, x, y, s->grid, SV(g)));
+    KCHECK(ata_gpu_spmv(s->n, s->ptr, s->idx, s->val, s->G, s->win, s->nwin, s->nhub, x, y, s->grid, SV(g)));
     return ATA_OK;
 }
 

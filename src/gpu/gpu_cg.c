@@ -96,7 +96,7 @@ static ata_status cg_iteration(gpu_ctx *g, backend_cg *cg, cg_dev *c)
 {
     const gpu_spmv_h *A = cg->spmv_h;
     const long long n = cg->n;
-    KCHECK(ata_gpu_cg_spmv_dot(A->n, A->ptr, A->idx, A->val, A->G, A->win, A->nwin, cg->p, cg->q, c->partial,
+    KCHECK(ata_gpu_cg_spmv_dot(A->n, A->ptr, A->idx, A->val, A->G, A->win, A->nwin, A->nhub, cg->p, cg->q, c->partial,
                                A->grid, c->st, c->rec, SV(g)));
     KCHECK(ata_gpu_cg_dot(n, ATA_GPU_CG_RR, cg->r, cg->r, cg->x, cg->p, cg->q, c->partial, g->dot_grid, c->st, c->rec,
                           0, 0, 0, SV(g)));
@@ -139,7 +139,7 @@ ata_status gpu_cg_start(ata_context *ctx, backend_cg *cg, const double *b_host, 
     KCHECK(ata_gpu_cg_dot((long long)n, ATA_GPU_CG_BB, cg->b, cg->b, NULL, nul, nul, c->partial, g->dot_grid, c->st,
                           c->rec, 0, 0, 0, SV(g)));
     /* r = b - A x0, as the host loop: r = A x, then r = 1 b + (-1) r */
-    KCHECK(ata_gpu_spmv(A->n, A->ptr, A->idx, A->val, A->G, A->win, A->nwin, cg->x, cg->r, A->grid, SV(g)));
+    KCHECK(ata_gpu_spmv(A->n, A->ptr, A->idx, A->val, A->G, A->win, A->nwin, A->nhub, cg->x, cg->r, A->grid, SV(g)));
     KCHECK(ata_gpu_axpby((long long)n, 1.0, cg->b, -1.0, cg->r, gpu_resident_blocks(g, 3), SV(g)));
     KCHECK(ata_gpu_cg_dot((long long)n, ATA_GPU_CG_RR0, cg->r, cg->r, NULL, nul, nul, c->partial, g->dot_grid, c->st,
                           c->rec, cg->rtol, cg->atol, cg->dtol, SV(g)));
@@ -231,7 +231,7 @@ ata_status gpu_cg_finish(ata_context *ctx, backend_cg *cg, double *x_host, doubl
     const size_t n = (size_t)cg->n;
     GCHECK(GPU(SetDevice)(g->device));
     /* the true residual, as the host loop computes it */
-    KCHECK(ata_gpu_spmv(A->n, A->ptr, A->idx, A->val, A->G, A->win, A->nwin, cg->x, cg->r, A->grid, SV(g)));
+    KCHECK(ata_gpu_spmv(A->n, A->ptr, A->idx, A->val, A->G, A->win, A->nwin, A->nhub, cg->x, cg->r, A->grid, SV(g)));
     KCHECK(ata_gpu_axpby((long long)n, 1.0, cg->b, -1.0, cg->r, gpu_resident_blocks(g, 3), SV(g)));
     KCHECK(ata_gpu_dot((long long)n, cg->r, cg->r, g->dot_partial, g->dot_grid, g->dot_out, SV(g)));
     GCHECK(GPU(MemcpyAsync)(g->host_scalar, g->dot_out, sizeof(double), GPU(MemcpyDeviceToHost), g->stream));

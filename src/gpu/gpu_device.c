@@ -138,11 +138,12 @@ ata_status gpu_ctx_init(ata_context *ctx)
     }
     g->wait = wait && !strcmp(wait, "flag") ? ATA_GPU_WAIT_FLAG : ATA_GPU_WAIT_VALUE;
     const char *map = getenv("ATA_GPU_MAP");
-    if (map && *map && strcmp(map, "elastic") && strcmp(map, "fixed")) {
-        st = ata_fail(ATA_ERR_ARG, "ATA_GPU_MAP=%s: expected elastic or fixed", map);
+    if (map && *map && strcmp(map, "elastic") && strcmp(map, "elastic-warp") && strcmp(map, "fixed")) {
+        st = ata_fail(ATA_ERR_ARG, "ATA_GPU_MAP=%s: expected elastic, elastic-warp or fixed", map);
         goto fail;
     }
     g->elastic = !(map && !strcmp(map, "fixed"));
+    g->hub_block = g->elastic && !(map && !strcmp(map, "elastic-warp"));
     const char *pcg = getenv("ATA_GPU_PCG");
     if (pcg && *pcg && strcmp(pcg, "device") && strcmp(pcg, "host")) {
         st = ata_fail(ATA_ERR_ARG, "ATA_GPU_PCG=%s: expected device or host", pcg);

@@ -199,12 +199,16 @@ static void size_launch(const gpu_ctx *g, int mode, ata_gpu_launch *l)
 }
 
 /* ------------------------------------------------------- the elastic map */
-/* Class of row i (gpu_kernels.h): log2 of its lanes, or CLASS_SPLIT. A pull
- * row gets a lane per ROW_K entries (a thread up to ROW_K), up to the
- * warp; longer than ATA_GPU_HUB it is split between the whole warp. An
- * ILU0 row gets a lane per predecessor (the wait in one round) and per 8
- * entries (its updates), up to the warp. ATA_GPU_GROUP forces one width. */
+/* Class of row i (gpu_kernels.h): log2 of its lanes, CLASS_SPLIT or
+ * CLASS_BLOCK. A pull row gets a lane per ROW_K entries (a thread up to
+ * ROW_K), up to the warp; longer than ATA_GPU_HUB it is split between the
+ * whole warp, longer than ATA_GPU_BLOCK_HUB (ATA_GPU_MAP=elastic) between
+ * a whole block. An ILU0 row gets a lane per predecessor (the wait in one
+ * round) and per 8 entries (its updates), up to the warp. ATA_GPU_GROUP
+ * forces one width. */
+#define CLASS_BLOCK 14
 #define CLASS_SPLIT 15
+#define CLASS_HUB(c) ((c) >= CLASS_BLOCK)     /* a window of its own */
 static int row_class(const gpu_ctx *g, const ata_plan *p, int mode, int diag_in_row, int i)
 {
     const int *ptr = p->T->rowptr;
@@ -216,6 +220,7 @@ static int row_class(const gpu_ctx *g, const ata_plan *p, int mode, int diag_in_
         const int deps = p->diag[i] - ptr[i];
         need = deps > (e + 7) / 8 ? deps : (e + 7) / 8;
     } else {
+        if (e > ATA_GPU_BLOCK_HUB && g->hub_block) return CLASS_BLOCK;
         if (e > ATA_GPU_HUB(g->warp)) return CLASS_SPLIT;
         need = (e + ATA_GPU_ROW_K - 1) / ATA_GPU_ROW_K;
     }
@@ -224,14 +229,33 @@ static int row_class(const gpu_ctx *g, const ata_plan *p, int mode, int diag_in_
     return lg;
 }
 
-/* Grid and claim chunk (in windows) of an elastic launch. */
+/* Grid and claim chunk (in windows) of an elastic launch; a launch of
+ * block claims takes the warps' chunks of a block at once. */
 static void size_launch_elastic(const gpu_ctx *g, int mode, ata_gpu_launch *l)
 {
     const long long nwin = l->win_hi - l->win_lo, need = (nwin + g->wpb - 1) / g->wpb;
     const int cap = gpu_resident_blocks(g, mode);
     l->grid = (int)(need < 1 ? 1 : need > cap ? cap : need);
     long long k = nwin / (4LL * l->grid * g->wpb);
-    l->chunk = (int)(k < 1 ? 1 : k > 8 ? 8 : k);
+    l->chunk = (int)(k < 1 ? 1 : k > 8 ? 8 : k) * (l->block ? g->wpb : 1);
+}
+
+/* A launch with block hubs: each hub first and alone in its chunk of C
+ * windows (the kernel runs such a chunk by the whole block), so empty
+ * windows pad before it to the chunk's start and after it to its end.
+ * win[lo, *nw) become the padded windows; tmp holds as many. */
+static void pad_block_hubs(ata_gpu_window *win, int lo, int *nw, int C, ata_gpu_window *tmp)
+{
+    const ata_gpu_window empty = { 0, 0 };
+    int m = 0;
+    for (int k = lo; k < *nw; k++) {
+        const int hub = (win[k].meta & ATA_GPU_WIN_BLOCK) != 0;
+        while (hub && m % C) tmp[m++] = empty;
+        tmp[m++] = win[k];
+        while (hub && m % C) tmp[m++] = empty;
+    }
+    memcpy(win + lo, tmp, (size_t)m * sizeof *tmp);
+    *nw = lo + m;
 }
 
 /* Each launch's SET range cut into windows: consecutive rows at the width
@@ -246,12 +270,19 @@ static ata_status build_windows(ata_plan *p, gpu_plan *d)
     ata_status st = ATA_OK;
     unsigned char *cls = malloc((size_t)n + 1);
     int *posof = malloc(((size_t)n + 1) * sizeof *posof);
-    ata_gpu_window *win = malloc(((size_t)n + 1) * sizeof *win);
-    if (!cls || !posof || !win) { st = ata_fail(ATA_ERR_NOMEM, "gpu plan: out of memory"); goto out; }
+    ata_gpu_window *win = NULL, *tmp = NULL;
+    size_t nhub = 0;
+    if (!cls || !posof) { st = ata_fail(ATA_ERR_NOMEM, "gpu plan: out of memory"); goto out; }
     for (int k = 0; k < n; k++) {
         posof[order[k]] = k;
         cls[k] = (unsigned char)row_class(g, p, d->mode, diag_in_row, order[k]);
+        nhub += cls[k] == CLASS_BLOCK;
     }
+    /* room for the padding of block hubs: 2 (C - 1) windows each, C <= 8 wpb */
+    const size_t cap = (size_t)n + 1 + nhub * 16 * (size_t)g->wpb;
+    win = malloc(cap * sizeof *win);
+    tmp = nhub ? malloc(cap * sizeof *tmp) : NULL;
+    if (!win || (nhub && !tmp)) { st = ata_fail(ATA_ERR_NOMEM, "gpu plan: out of memory"); goto out; }
     int nw = 0, any_fwd = 0;
     for (int L = 0; L < d->nlaunch; L++) {
         ata_gpu_launch *l = &d->launches[L];
@@ -261,13 +292,15 @@ static ata_status build_windows(ata_plan *p, gpu_plan *d)
              * short row may get more lanes than it needs, but windows of
              * varied rows (circuits) are not cut at every class change. */
             int c = cls[k], cnt = 1;
-            while (c != CLASS_SPLIT && k + cnt < l->pos_hi && cls[k + cnt] != CLASS_SPLIT) {
+            while (!CLASS_HUB(c) && k + cnt < l->pos_hi && !CLASS_HUB(cls[k + cnt])) {
                 const int c2 = cls[k + cnt] > c ? cls[k + cnt] : c;
                 if (cnt + 1 > g->warp >> c2) break;
                 c = c2;
                 cnt++;
             }
-            int meta = cnt | (c == CLASS_SPLIT ? ATA_GPU_WIN_SPLIT : c << 8);
+            int meta = cnt | (c == CLASS_BLOCK ? ATA_GPU_WIN_SPLIT | ATA_GPU_WIN_BLOCK
+                              : c == CLASS_SPLIT ? ATA_GPU_WIN_SPLIT : c << 8);
+            l->block |= c == CLASS_BLOCK;
             if (c == 0 && cnt > 1 && l->tracked && d->mode == ATA_GPU_PULL) {
                 for (int r = k; r < k + cnt && !(meta & ATA_GPU_WIN_FWD); r++) {
                     const int i = order[r];
@@ -286,6 +319,13 @@ static ata_status build_windows(ata_plan *p, gpu_plan *d)
         }
         l->win_hi = nw;
         size_launch_elastic(g, d->mode, l);
+        if (l->block) {
+            const int C = l->chunk;
+            pad_block_hubs(win, l->win_lo, &nw, C, tmp);
+            l->win_hi = nw;
+            size_launch_elastic(g, d->mode, l);   /* the grid of the padded windows */
+            l->chunk = C;                         /* the hubs are aligned to it */
+        }
     }
     gpu_free(d->win);
     gpu_free(d->posof);
@@ -302,6 +342,7 @@ out:
     free(cls);
     free(posof);
     free(win);
+    free(tmp);
     return st;
 }
 

@@ -30,10 +30,12 @@
  * (default 1 on CUDA, 0 on HIP), ATA_GPU_GROUP=N forces N lanes per user
  * task (power of two), ATA_GPU_WAIT=value|flag: a pull solve waits on x_j
  * itself (default) or on row j's done flag (the first design, kept until a
- * GPU run decides; ata_exec.cu); ATA_GPU_MAP=elastic|fixed: rows sized to
- * their work (a thread per short row, a group for medium rows, a warp with
- * partial sums for hubs; default) or one group width per launch from its
- * mean row length (the first design); ATA_GPU_PCG=device|host: CG's
+ * GPU run decides; ata_exec.cu); ATA_GPU_MAP=elastic|elastic-warp|fixed:
+ * rows sized to their work (a thread per short row, a group for medium
+ * rows, a warp with partial sums for long rows and a whole block for hubs;
+ * default), the same with hubs on one warp (the second design), or one
+ * group width per launch from its mean row length (the first design);
+ * ATA_GPU_PCG=device|host: CG's
  * iterations on the device with the host reading every few (gpu_cg.c;
  * default) or driven from the host (four reads per iteration).
  *
@@ -147,7 +149,8 @@ typedef struct {
     int use_graph;
     int group_override;
     int wait;                   /* ATA_GPU_WAIT: ATA_GPU_WAIT_VALUE (default) or _FLAG */
-    int elastic;                /* ATA_GPU_MAP: 1 elastic (default), 0 fixed */
+    int elastic;                /* ATA_GPU_MAP: 1 elastic or elastic-warp, 0 fixed */
+    int hub_block;              /* ATA_GPU_MAP=elastic (default): hubs split over a block, not a warp */
     int pcg_device;             /* ATA_GPU_PCG: 1 device (default), 0 host (the first design) */
     uint32_t epoch0;            /* tests: ATA_GPU_EPOCH0 (see plan_epoch_start) */
 } gpu_ctx;
@@ -199,6 +202,7 @@ typedef struct {
     double *val;
     ata_gpu_window *win;        /* elastic map: windows of rows, or NULL (one G) */
     int nwin;
+    int nhub;                   /* then win[nwin .. nwin + nhub): hub rows, a block each */
 } gpu_spmv_h;
 
 static inline gpu_ctx *GC(ata_context *ctx) { return (gpu_ctx *)ctx->dev; }
