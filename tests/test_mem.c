@@ -1,12 +1,13 @@
 /* test_mem.c - the allocator for big arrays (src/mem.c): small blocks are
  * plain malloc; big ones start on a 2 MiB boundary and carry the kernel's
  * huge-page advice ("hg" in /proc/self/smaps) unless ATA_HUGEPAGES=0;
- * calloc zeroes and refuses an overflowing size; all of it is freed with
- * free(). */
+ * calloc zeroes and refuses an overflowing size; medium blocks arrive with
+ * their pages faulted in; all of it is freed with free(). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include "test_util.h"
 #include "mem.h"
@@ -84,12 +85,55 @@ static void test_advice_off(void **state)
     unsetenv("ATA_HUGEPAGES");
 }
 
+/* Whole pages of [p, p + bytes) resident (mincore), or -1: cannot tell. */
+static int resident(const void *p, size_t bytes)
+{
+    const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a = ((uintptr_t)p + pg - 1) & ~(pg - 1),
+                    e = ((uintptr_t)p + bytes) & ~(pg - 1);
+    unsigned char v[512];
+    if (e <= a || (e - a) / pg > sizeof v || mincore((void *)a, e - a, v) != 0) return -1;
+    for (size_t k = 0; k < (e - a) / pg; k++)
+        if (!(v[k] & 1)) return 0;
+    return 1;
+}
+
+/* Can this kernel populate on request (MADV_POPULATE_WRITE, Linux 5.14)? */
+static int populate_works(void)
+{
+    void *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return 0;
+    const int ok = madvise(m, 4096, 23 /* MADV_POPULATE_WRITE */) == 0;
+    munmap(m, 4096);
+    return ok;
+}
+
+/* A fresh 1 MiB block (its own mapping: above malloc's mmap threshold) has
+ * every page in before it is touched: one madvise, not a fault per page. */
+static void test_medium_blocks_prefaulted(void **state)
+{
+    (void)state;
+    if (!populate_works()) { printf("SKIPPED: no MADV_POPULATE_WRITE here\n"); skip(); }
+    setenv("ATA_HUGEPAGES", "0", 1);
+    for (int c = 0; c < 2; c++) {
+        const size_t bytes = ((size_t)1 << 20) + 123;
+        char *p = c ? mem_calloc(bytes, 1) : mem_alloc(bytes);
+        assert_non_null(p);
+        const int r = resident(p, bytes);
+        if (r >= 0) assert_int_equal(r, 1);
+        if (c) for (size_t i = 0; i < bytes; i += 4096) assert_int_equal(p[i], 0);
+        free(p);
+        if (r < 0) { printf("SKIPPED: mincore cannot tell\n"); skip(); }
+    }
+    unsetenv("ATA_HUGEPAGES");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_blocks),
         cmocka_unit_test(test_big_blocks_advised),
         cmocka_unit_test(test_advice_off),
+        cmocka_unit_test(test_medium_blocks_prefaulted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
