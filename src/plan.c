@@ -155,8 +155,12 @@ static int chained_permille(const ata_csr *T, ata_uplo uplo)
  * 0.98 ms, chain 1.45, ca at S_min 2.31, serial 1.28; lap2d:4000x250 (235
  * a level) 3.13, chain 5.6, S_min 4.22; circuit:1000000 (not chained)
  * S_min 4.83, Eq. 5.2 6.82; lap3d:100 natural (3355 a level) 3.21 either
- * way. Other backends:
- * S by Eq. 5.2 always (the paper's best on both DAG classes). The CPU
+ * way. The ILU0 plan of a chained matrix runs chain's blocks in place
+ * instead (thin levels or not: chain gives way to ca where levels are wide,
+ * in analyse): its rows read earlier rows of U, which in natural order were
+ * just written (ex19's 149k-row refactorisation: ca 35 ms, chain 16.5).
+ * Other backends: S by Eq. 5.2 always (the paper's best on both DAG
+ * classes). The CPU
  * backend then times its first solves with all workers and with one
  * (cpu_exec.c). */
 #define AUTO_CHAIN_PERMILLE 500
@@ -169,7 +173,7 @@ static ata_policy plan_resolve_policy(const ata_context *ctx, const ata_csr *T, 
     if (ctx->backend != ATA_BACKEND_CPU || (ctx->ops->caps & BACKEND_NO_SCHEDULE)) return ATA_POLICY_CA;
     if (kind == PLAN_SPTRSV && o->traversal != ATA_PULL) return ATA_POLICY_CA;
     *chained = chained_permille(T, kind == PLAN_ILU0 ? ATA_LOWER : o->uplo);
-    return ATA_POLICY_CA;
+    return kind == PLAN_ILU0 && *chained >= AUTO_CHAIN_PERMILLE ? ATA_POLICY_CHAIN : ATA_POLICY_CA;
 }
 
 /* auto on the CPU: S by Eq. 5.2 (see plan_resolve_policy)? */
@@ -252,7 +256,9 @@ static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowe
     const int unscheduled = (ctx->ops->caps & BACKEND_NO_SCHEDULE) != 0;
     if (unscheduled) goto upload;
     if (!known && (st = dag_build(p->n, T->rowptr, T->col, preds, uplo, &d)) != ATA_OK) goto fail;
-    p->auto_group = p->auto_policy && auto_groups_levels(p, dp);
+    if (p->auto_policy && opt->policy == ATA_POLICY_CHAIN && dp->nlevels > 0 && p->n / dp->nlevels >= AUTO_CHAIN_MAX_WIDTH)
+        resolved.policy = p->opt.policy = ATA_POLICY_CA;    /* wide levels: ca splits them */
+    p->auto_group = p->auto_policy && opt->policy == ATA_POLICY_CA && auto_groups_levels(p, dp);
     if ((st = choose_S(p, &S)) != ATA_OK) goto fail;
     /* vendor keeps a syncfree schedule only for the statistics. */
     ata_policy pol = opt->policy == ATA_POLICY_VENDOR ? ATA_POLICY_SYNCFREE : opt->policy;
