@@ -772,6 +772,16 @@ static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, in
  * in EXEC_STAGE_JUMPS rows, staged above. */
 #define EXEC_LINE_ROWS 8
 #define EXEC_STAGE_JUMPS 16
+
+/* layout_segments will make segments for this plan (its workers, policy
+ * and traversal). */
+static int will_segment(const ata_plan *p)
+{
+    const ata_policy pol = p->opt.policy;
+    if (p->info.threads_used < 2 || pol == ATA_POLICY_LEVELSET || pol == ATA_POLICY_SYNCFREE) return 0;
+    return p->kind == PLAN_ILU0 || p->opt.traversal == ATA_PULL;
+}
+
 static ata_status layout_positions(ata_plan *p)
 {
     cpu_plan *cp = cpu_plan_of(p);
@@ -795,6 +805,17 @@ static ata_status layout_positions(ata_plan *p)
     cp->xp = xp;
     p->info.plan_bytes += need_xp ? sizeof(double) * (size_t)n : 0;
     if (keep) return ATA_OK;
+    /* A plan that layout_segments will store in worker order is copied once,
+     * there, straight from T: only the positions are made here. */
+    if (pull && will_segment(p)) {
+        int *pos = mem_alloc(((size_t)n + 1) * sizeof *pos);
+        if (!pos) return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
+        for (int k = 0; k < n; k++) pos[order[k]] = k;
+        cp->xpos = pos;
+        cp->t_by_row = 1;
+        p->info.plan_bytes += sizeof(int) * (size_t)n;
+        return ATA_OK;
+    }
     ata_csr *S = NULL;
     int *pos = mem_alloc(((size_t)n + 1) * sizeof *pos);
     ata_status st = ata_csr_alloc(T->nrows, T->ncols, T->nnz, &S);
@@ -861,13 +882,17 @@ static ata_status layout_worker_order(ata_plan *p, int staged)
         ata_csr_free(W);
         return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", p->n);
     }
+    /* t_by_row: T's rows are still the matrix's (row order[k] at position
+     * k) and its columns rows too, mapped through xpos (row -> position). */
+    const int *order = cp->t_by_row ? p->sched.order : NULL, *rpos = cp->t_by_row ? cp->xpos : NULL;
     int w = 0;
     c = 0;
     W->rowptr[0] = 0;
     for (int s = 0; s < S->nseg; s++)
         for (int k = S->lo[s]; k < S->hi[s]; k++, c++) {
-            const int q0 = T->rowptr[k], len = T->rowptr[k + 1] - q0;
-            if (wpos) for (int q = 0; q < len; q++) W->col[w + q] = wpos[T->col[q0 + q]];
+            const int r = order ? order[k] : k, q0 = T->rowptr[r], len = T->rowptr[r + 1] - q0;
+            if (rpos) for (int q = 0; q < len; q++) W->col[w + q] = wpos[rpos[T->col[q0 + q]]];
+            else if (wpos) for (int q = 0; q < len; q++) W->col[w + q] = wpos[T->col[q0 + q]];
             else memcpy(W->col + w, T->col + q0, (size_t)len * sizeof *W->col);
             memcpy(W->val + w, T->val + q0, (size_t)len * sizeof *W->val);
             w += len;
@@ -878,8 +903,10 @@ static ata_status layout_worker_order(ata_plan *p, int staged)
         free(wpos);
         cp->x_worker_order = 1;
     }
-    ata_csr_free(p->T);
+    if (p->T_borrowed == PLAN_T_OWNED) ata_csr_free(p->T);   /* else it stays its owner's */
     p->T = W;
+    p->T_borrowed = PLAN_T_OWNED;
+    cp->t_by_row = 0;
     return ATA_OK;
 }
 
@@ -891,7 +918,7 @@ static ata_status plan_view(const ata_plan *p, cpu_sched_view *v, int **alloc_ro
 {
     const cpu_plan *cp = cpu_plan_of(p);
     const int n = p->n, *order = p->sched.order;
-    const int through_order = p->kind == PLAN_ILU0 || (cp->by_row && !cp->order_identity);
+    const int through_order = p->kind == PLAN_ILU0 || (cp->by_row && !cp->order_identity) || cp->t_by_row;
     int *pos = NULL, *srow = NULL;
     if (through_order && (pos = mem_alloc(((size_t)n + 1) * sizeof *pos)))
         for (int k = 0; k < n; k++) pos[order[k]] = k;
@@ -917,9 +944,7 @@ static ata_status layout_segments(ata_plan *p)
 {
     cpu_plan *cp = cpu_plan_of(p);
     const int nt = p->info.threads_used;
-    const ata_policy pol = p->opt.policy;
-    if (nt < 2 || pol == ATA_POLICY_LEVELSET || pol == ATA_POLICY_SYNCFREE) return ATA_OK;
-    if (p->kind == PLAN_SPTRSV && p->opt.traversal != ATA_PULL) return ATA_OK;
+    if (!will_segment(p)) return ATA_OK;
     cpu_sched_view v;
     int *rows, *pos;
     ATA_TRY(plan_view(p, &v, &rows, &pos));
@@ -952,7 +977,7 @@ static ata_status layout_segments(ata_plan *p)
     cp->tune_nt = nt;
     cp->choice_base = strlen(p->choice);
     const int staged = !cp->order_identity && !cp->by_row;
-    if (p->kind == PLAN_SPTRSV && (staged || cp->order_identity) && p->T_borrowed == PLAN_T_OWNED) {
+    if (p->kind == PLAN_SPTRSV && (staged || cp->order_identity) && (p->T_borrowed == PLAN_T_OWNED || cp->t_by_row)) {
         ATA_TRY(layout_worker_order(p, staged));
         p->info.plan_bytes += sizeof(int) * (size_t)cp->segs.nseg;
     }

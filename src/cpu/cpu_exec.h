@@ -23,6 +23,8 @@ typedef struct cpu_plan {
     int *tbase;             /* segmented, T in worker order: segment s's first row of T */
     int x_worker_order;     /* staged with T in worker order: x's positions, T's
                                columns and xpos are worker positions too */
+    int t_by_row;           /* layout only: a staged plan's T still by row
+                               (copied once, straight into worker order) */
     int *seg_order;         /* segmented: segments in the order they were made
                                (by position), as one worker runs them */
     /* Policy auto: the first 2 * CPU_TUNE_SOLVES one-column solves alternate
