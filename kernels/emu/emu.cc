@@ -911,6 +911,17 @@ extern "C" void emu_cnt_dep(void)
     L->t = L->tr = std::max(L->t, L->tr);
 }
 
+/* The free virtual warps, a heap by the time each is free, made at the
+ * first claim of a launch (every one free at T0). Under d->vw_mu. */
+template <class Later> static void vw_heap_ready(device *d, Later later)
+{
+    if (d->vw_ready) return;
+    d->vw_free.clear();
+    for (unsigned v = 0; v < d->vw_count; v++) d->vw_free.push_back({d->T0, (int)v});
+    std::make_heap(d->vw_free.begin(), d->vw_free.end(), later);
+    d->vw_ready = true;
+}
+
 /* Lane 0 of a warp of a persistent grid is about to claim work: the warp
  * gives back the virtual warp it held (free from now on, in model time)
  * and takes the one that is free first, whose clock every lane of the warp
@@ -928,12 +939,7 @@ extern "C" void emu_cnt_claim(void)
     {
         std::lock_guard<std::mutex> g(d->vw_mu);
         auto later = std::greater<std::pair<double, int>>();
-        if (!d->vw_ready) {
-            d->vw_free.clear();
-            for (unsigned v = 0; v < d->vw_count; v++) d->vw_free.push_back({d->T0, (int)v});
-            std::make_heap(d->vw_free.begin(), d->vw_free.end(), later);
-            d->vw_ready = true;
-        }
+        vw_heap_ready(d, later);
         if (S->vw[w] >= 0) {
             d->vw_free.push_back({now, S->vw[w]});
             std::push_heap(d->vw_free.begin(), d->vw_free.end(), later);
@@ -968,12 +974,7 @@ extern "C" void emu_cnt_claim_block(void)
     {
         std::lock_guard<std::mutex> g(d->vw_mu);
         auto later = std::greater<std::pair<double, int>>();
-        if (!d->vw_ready) {
-            d->vw_free.clear();
-            for (unsigned v = 0; v < d->vw_count; v++) d->vw_free.push_back({d->T0, (int)v});
-            std::make_heap(d->vw_free.begin(), d->vw_free.end(), later);
-            d->vw_ready = true;
-        }
+        vw_heap_ready(d, later);
         for (int w = 0; w < nw; w++) {
             if (S->vw[w] < 0) continue;
             d->vw_free.push_back({now, S->vw[w]});
