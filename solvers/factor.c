@@ -151,11 +151,7 @@ ata_status factor_plan_take(ata_plan *p, const ata_csr *F, int **map)
         view.val = NULL;
         ATA_TRY(sptrsv_plan_value_map(p, &view, NULL, map));
     }
-    double *scratch = mem_alloc(((size_t)p->info.nnz + 1) * sizeof *scratch);
-    if (!scratch) return ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
-    ata_status st = sptrsv_plan_values_mapped(p, F->val, *map, scratch);
-    free(scratch);
-    return st;
+    return sptrsv_plan_values_mapped(p, F->val, *map);
 }
 
 static ata_status pivot_failure(factor_core *f, int row)

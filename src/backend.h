@@ -70,6 +70,10 @@ typedef struct ata_backend_ops {
      * the order of the matrix plan_create received (the plan's T before the
      * backend's upload). */
     ata_status (*plan_values)(ata_plan *p, const double *val);
+    /* Optional: the same with that matrix's entry q at val[map[q]] (a
+     * factor's triangle inside its storage). NULL: gathered into a copy,
+     * then ->plan_values. */
+    ata_status (*plan_values_mapped)(ata_plan *p, const double *val, const int *map);
     /* Optional: nrhs columns at once, backend vectors, column-major with
      * leading dimensions (NULL: one ->sptrsv per column). */
     ata_status (*sptrsv_multi)(ata_plan *p, int nrhs, const double *B, int ldb, double *X, int ldx);
@@ -122,7 +126,7 @@ extern const ata_backend_ops cpu_backend_ops;
  * alike and reports through the caller's ata_last_error(). Bump the ABI
  * number when ata_backend_ops, ata_backend_host, ata_context or ata_plan
  * change in a way sizes do not show. */
-#define ATA_BACKEND_ABI 3    /* 3: ops->cg_start/steps/finish/free (PCG on the device) */
+#define ATA_BACKEND_ABI 4    /* 3: ops->cg_start/steps/finish/free (PCG on the device); 4: ops->plan_values_mapped */
 typedef struct ata_backend_host {
     int abi;
     size_t sizeof_context, sizeof_plan;

@@ -406,11 +406,16 @@ ata_status sptrsv_plan_value_map(const ata_plan *p, const ata_csr *F, const int 
     return ATA_OK;
 }
 
-ata_status sptrsv_plan_values_mapped(ata_plan *p, const double *fval, const int *map, double *scratch)
+ata_status sptrsv_plan_values_mapped(ata_plan *p, const double *fval, const int *map)
 {
     plan_drop_transposed(p);
+    if (p->ctx->ops->plan_values_mapped) return p->ctx->ops->plan_values_mapped(p, fval, map);
     const int nnz = p->info.nnz;
+    double *scratch = mem_alloc(((size_t)nnz + 1) * sizeof *scratch);
+    if (!scratch) return ata_fail(ATA_ERR_NOMEM, "plan values: out of memory (nnz = %d)", nnz);
     for (int q = 0; q < nnz; q++) scratch[q] = fval[map[q]];
-    return p->ctx->ops->plan_values(p, scratch);
+    ata_status st = p->ctx->ops->plan_values(p, scratch);
+    free(scratch);
+    return st;
 }
 

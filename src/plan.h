@@ -129,8 +129,8 @@ ata_status plan_extract(ata_context *ctx, const ata_csr *F, const int *perm, con
 /* The map plan_create's map_out would give for plan p made from (F,
  * perm), made later (F->val may be NULL: the pattern is enough). */
 ata_status sptrsv_plan_value_map(const ata_plan *p, const ata_csr *F, const int *perm, int **map_out);
-/* New values fval (F's order) into the plan; scratch holds the plan's nnz. */
-ata_status sptrsv_plan_values_mapped(ata_plan *p, const double *fval, const int *map, double *scratch);
+/* New values fval (F's order) into the plan, through its value map. */
+ata_status sptrsv_plan_values_mapped(ata_plan *p, const double *fval, const int *map);
 /* The plan of T^T made by a transposed solve, freed: new values (its copy
  * of the triangle is stale). */
 void plan_drop_transposed(ata_plan *p);

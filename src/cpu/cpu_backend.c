@@ -252,6 +252,7 @@ const ata_backend_ops cpu_backend_ops = {
     .spmv_dot = cpu_spmv_dot,
     .cg_update = cpu_cg_update,
     .plan_values = cpu_exec_set_values,
+    .plan_values_mapped = cpu_exec_set_values_mapped,
     .sptrsv_multi = cpu_exec_sptrsv_multi,
     .plan_triangle = cpu_exec_triangle,
     .caps = BACKEND_HOST_VECTORS | BACKEND_FACTOR_SPLIT,

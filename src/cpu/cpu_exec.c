@@ -1041,23 +1041,25 @@ ata_status cpu_exec_layout(ata_plan *p)
     return layout_f32(p);
 }
 
-/* New values on a laid-out plan: row k of T is row order[k] of the matrix
- * the plan was analysed from, entries in the same order, so the source row
- * of each position is found from the row lengths alone. */
-static ata_status set_values(ata_plan *p, const double *val)
+/* Where the layout renumbered T's entries (staged, or in worker order):
+ * for each entry of T as laid out, its entry in the matrix the plan was
+ * analysed from (row k of T is row order[k] there, entries in the same
+ * order, so the rows' lengths give the starts). Made at the first new
+ * values and kept (cpu_plan.vsrc); NULL where nothing moved. */
+static ata_status value_sources(ata_plan *p, const int **out)
 {
-    ata_csr *T = p->T;
-    const cpu_plan *cp = cpu_plan_of(p);
+    cpu_plan *cp = cpu_plan_of(p);
+    const ata_csr *T = p->T;
     const int staged = p->kind == PLAN_SPTRSV && !cp->order_identity && !cp->by_row;
-    if (!staged && !cp->tbase) {    /* rows in their own order */
-        if (val != T->val) memcpy(T->val, val, (size_t)T->nnz * sizeof *val);
-        return ATA_OK;
-    }
+    *out = NULL;
+    if (!staged && !cp->tbase) return ATA_OK;      /* rows in their own order */
+    if (cp->vsrc) { *out = cp->vsrc; return ATA_OK; }
     const int n = p->n, *order = p->sched.order;
     int *start = mem_alloc(((size_t)n + 1) * sizeof *start), *srow = NULL;
-    if (!start || (cp->tbase && !(srow = stored_rows(cp, n)))) {
-        free(start);
-        return ata_fail(ATA_ERR_NOMEM, "plan values: out of memory (n = %d)", n);
+    int *src = mem_alloc(((size_t)T->nnz + 1) * sizeof *src);
+    if (!start || !src || (cp->tbase && !(srow = stored_rows(cp, n)))) {
+        free(start); free(src);
+        return ata_fail(ATA_ERR_NOMEM, "plan values: out of memory (nnz = %d)", T->nnz);
     }
     for (int k = 0; k < n; k++) {
         const int c = srow ? srow[k] : k;
@@ -1066,22 +1068,45 @@ static ata_status set_values(ata_plan *p, const double *val)
     start[0] = 0;
     for (int i = 0; i < n; i++) start[i + 1] += start[i];
     for (int k = 0; k < n; k++) {
-        const int c = srow ? srow[k] : k;
-        memcpy(T->val + T->rowptr[c], val + start[staged ? order[k] : k],
-               (size_t)(T->rowptr[c + 1] - T->rowptr[c]) * sizeof *val);
+        const int c = srow ? srow[k] : k, s0 = start[staged ? order[k] : k];
+        for (int q = T->rowptr[c]; q < T->rowptr[c + 1]; q++) src[q] = s0 + q - T->rowptr[c];
     }
     free(start);
     free(srow);
+    p->info.plan_bytes += sizeof(int) * (size_t)T->nnz;
+    *out = cp->vsrc = src;
     return ATA_OK;
 }
 
-/* (A plan that reads its factor's triangle in place gets val == T->val
- * after each refactorisation: then only its float copy is refreshed.) */
-ata_status cpu_exec_set_values(ata_plan *p, const double *val)
+/* New values: val in the order of the matrix the plan was analysed from,
+ * or (map != NULL) that matrix's entry q is val[map[q]] (a factor's
+ * triangle inside its storage: no gathered copy first). A plan that reads
+ * its factor's triangle in place gets val == T->val after each
+ * refactorisation: then only its float copy is refreshed. */
+static ata_status set_values(ata_plan *p, const double *val, const int *map)
 {
-    ATA_TRY(set_values(p, val));
+    ata_csr *T = p->T;
+    const int *src;
+    ATA_TRY(value_sources(p, &src));
+    double *restrict tv = T->val;
+    if (!src && !map) {
+        if (val != tv) memcpy(tv, val, (size_t)T->nnz * sizeof *val);
+    } else if (!src) {
+        for (int q = 0; q < T->nnz; q++) tv[q] = val[map[q]];
+    } else if (!map) {
+        for (int q = 0; q < T->nnz; q++) tv[q] = val[src[q]];
+    } else {
+        for (int q = 0; q < T->nnz; q++) tv[q] = val[map[src[q]]];
+    }
     if (cpu_plan_of(p)->fval) fill_fval(p);
     return ATA_OK;
+}
+
+ata_status cpu_exec_set_values(ata_plan *p, const double *val) { return set_values(p, val, NULL); }
+
+ata_status cpu_exec_set_values_mapped(ata_plan *p, const double *val, const int *map)
+{
+    return set_values(p, val, map);
 }
 
 /* Columns in blocks of 16, 8, 4, 2 or 1 (largest first), each block one
@@ -1172,6 +1197,7 @@ void cpu_exec_release(ata_plan *p)
     free(cp->tbase);
     free(cp->seg_order);
     free(cp->fval);
+    free(cp->vsrc);
     free(cp);
     p->dev = NULL;
 }

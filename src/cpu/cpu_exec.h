@@ -43,6 +43,8 @@ typedef struct cpu_plan {
      * copy, staged or in worker order); pull and push read these instead
      * of T->val. Refreshed by cpu_exec_set_values. NULL: doubles. */
     float *fval;
+    int *vsrc;              /* new values: each entry of T's source entry where
+                               the layout renumbered them (set_values) */
 } cpu_plan;
 #define CPU_TUNE_SOLVES (ATA_AUTO_TUNE_SOLVES / 2)
 
@@ -54,6 +56,9 @@ ata_status cpu_exec_layout(ata_plan *p);
 void cpu_exec_release(ata_plan *p);
 /* New values, in the order of the matrix the plan was analysed from. */
 ata_status cpu_exec_set_values(ata_plan *p, const double *val);
+/* The same, entry q of that matrix being val[map[q]] (backend op
+ * plan_values_mapped). */
+ata_status cpu_exec_set_values_mapped(ata_plan *p, const double *val, const int *map);
 /* backend op plan_triangle: the triangle in its input's row order, a copy,
  * where the layout renumbered it (else *T = NULL). */
 ata_status cpu_exec_triangle(const ata_plan *p, ata_csr **T);
