@@ -69,6 +69,13 @@ ata_status ata_plan_get_info(const ata_plan *plan, ata_plan_info *info)
 }
 
 /* Eq. 5.1 and 5.2: S = max(S_min, R * T_l / T_u). */
+/* The worker schedule's cost of a mean row (cpu_sched.h), in entries' work:
+ * T_u of Eq. 5.2 where auto on the CPU takes S from that model. */
+static double model_row_work(const ata_plan *p)
+{
+    return SCHED_ROW_COST + (double)(p->T->nnz + (p->Tu ? p->Tu->nnz : 0)) / (p->n > 0 ? p->n : 1);
+}
+
 static ata_status choose_S(ata_plan *p, int *S)
 {
     ata_context *ctx = p->ctx;
@@ -90,8 +97,7 @@ static ata_status choose_S(ata_plan *p, int *S)
          * here (lap2d:4000x250 and ex19's 149k-row factor within 10% from
          * S = 1000 to 10000) and a model gives the same S on every run,
          * loaded or not, with no timed passes in the setup. */
-        const double row = SCHED_ROW_COST + (double)(p->T->nnz + (p->Tu ? p->Tu->nnz : 0)) / (p->n > 0 ? p->n : 1);
-        double s = ceil(p->opt.R * SCHED_SYNC / row);
+        double s = ceil(p->opt.R * SCHED_SYNC / model_row_work(p));
         if (s < ctx->S_min) s = ctx->S_min;
         if (s > p->n) s = p->n;
         *S = s < 1 ? 1 : (int)s;
@@ -146,11 +152,12 @@ static int chained_permille(const ata_csr *T, ata_uplo uplo)
  * wide one itself) unless the plan's rows mostly need the row before them
  * (a grid, or a PDE system's nodes, in natural order) and its levels are
  * thin: then S by Eq. 5.2 (on a cost model: choose_S), so that an
- * adaptive task takes tens of thin
- * levels, whose rows it runs level by level. That breaks the chain of
+ * adaptive task takes tens of thin levels, whose rows it runs level by
+ * level. That breaks the chain of
  * dependent rows that a natural-order solve (and chain's blocks) wait on,
  * and syncs once per task instead of once per level. Measured 2026-11-26
- * (ata-bench sptrsv, 2 threads, 10 solves, one run, 7aec8e6, S probed):
+ * (ata-bench sptrsv, 2 threads, 10 solves, 7aec8e6, S probed; one process
+ * per column, back to back, not interleaved):
  * PETSc's ex19 factor at 149k rows (97 rows a level) ca at Eq. 5.2's S
  * 0.98 ms, chain 1.45, ca at S_min 2.31, serial 1.28; lap2d:4000x250 (235
  * a level) 3.13, chain 5.6, S_min 4.22; circuit:1000000 (not chained)
@@ -160,9 +167,8 @@ static int chained_permille(const ata_csr *T, ata_uplo uplo)
  * in analyse): its rows read earlier rows of U, which in natural order were
  * just written (ex19's 149k-row refactorisation: ca 35 ms, chain 16.5).
  * Other backends: S by Eq. 5.2 always (the paper's best on both DAG
- * classes). The CPU
- * backend then times its first solves with all workers and with one
- * (cpu_exec.c). */
+ * classes). The CPU backend then times its first solves with all workers
+ * and with one (cpu_exec.c). */
 #define AUTO_CHAIN_PERMILLE 500
 #define AUTO_CHAIN_MAX_WIDTH 1024   /* mean rows per level */
 static ata_policy plan_resolve_policy(const ata_context *ctx, const ata_csr *T, int kind, const ata_plan_options *o,
@@ -194,7 +200,8 @@ static void plan_describe(ata_plan *p, const dag *d)
     if (w > 0 && (size_t)w < sizeof p->choice && p->auto_chained >= 0 && d && d->nlevels > 0)
         w += snprintf(p->choice + w, sizeof p->choice - w, " (%.1f%% of rows need the row before them, %d rows a "
                       "level: %s; from %d%% below %d rows a level S is Eq. 5.2's)", p->auto_chained / 10.0,
-                      p->n / d->nlevels, p->auto_group ? "thin levels of chained rows" : "levels as they are",
+                      p->n / d->nlevels, p->opt.policy == ATA_POLICY_CHAIN ? "ILU0 on chained rows: chain's blocks in place"
+                      : p->auto_group ? "thin levels of chained rows" : "levels as they are",
                       AUTO_CHAIN_PERMILLE / 10, AUTO_CHAIN_MAX_WIDTH);
     const unsigned fl = policy_get(p->opt.policy)->flags;
     if (w > 0 && (size_t)w < sizeof p->choice && (fl & POLICY_USES_S)) {
@@ -202,7 +209,7 @@ static void plan_describe(ata_plan *p, const dag *d)
         else if (p->auto_group)
             w += snprintf(p->choice + w, sizeof p->choice - w, "; S %d (Eq. 5.2 on the worker schedule's cost model: "
                           "a hand-off %.0f entries' work, a row %.1f; no probes)", in->S, SCHED_SYNC,
-                          SCHED_ROW_COST + (double)in->nnz / (p->n > 0 ? p->n : 1));
+                          model_row_work(p));
         else if (!(in->T_u > 0))
             w += snprintf(p->choice + w, sizeof p->choice - w, "; S %d (S_min: no probes; the workers' schedule "
                           "groups thin levels itself)", in->S);

@@ -203,6 +203,17 @@ static double *pull_xp(const exec_job *J)
     return cp->by_row ? J->x : cp->xp;
 }
 
+/* After a range whose running sum nf came out non-zero (NaN or Inf in
+ * some x): name its non-finite rows, m columns each. Off the hot path. */
+static void note_bad_range(exec_job *J, const double *xp, int k0, int k1, int toff, int src, int m)
+{
+    const int *order = J->p->sched.order;
+    for (int k = k0; k < k1; k++)
+        for (int c = 0; c < m; c++)
+            if (!isfinite(xp[(size_t)(src == PULL_INDEX ? order[k] : src == PULL_STAGED ? k + toff : k) * m + c]))
+                note_bad_row(J, order[k]);
+}
+
 static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, int k1, int toff, const int tracked,
                                                             const int m, const int src, const int f32)
 {
@@ -222,7 +233,7 @@ static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, 
     for (int k = k0; k < k1; k++) {
         /* r: x's slot and the done flag, a row or (staged) a position; tr:
          * T's row (staged in worker order: both move with toff) */
-        const int tr = src == PULL_INDEX ? order[k] : k + toff, r = src == PULL_STAGED ? tr : src == PULL_INDEX ? tr : k;
+        const int tr = src == PULL_INDEX ? order[k] : k + toff, r = src == PULL_DIRECT ? k : tr;
         int lo = Tp[tr], hi = Tp[tr + 1];
         double d = 1;
         if (nonunit) {      /* diagonal last / first */
@@ -250,11 +261,7 @@ static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, 
         if (publish) atomic_store_explicit(&done[r], epoch, memory_order_release);
         if (tracked && ((k - k0) & 63) == 63) exec_rows_done(J);
     }
-    if (nf != 0)    /* (NaN too) */
-        for (int k = k0; k < k1; k++)
-            for (int c = 0; c < m; c++)
-                if (!isfinite(xp[(size_t)(src == PULL_INDEX ? order[k] : src == PULL_STAGED ? k + toff : k) * m + c]))
-                    note_bad_row(J, order[k]);
+    if (nf != 0) note_bad_range(J, xp, k0, k1, toff, src, m);     /* (NaN too) */
     return 0;
 }
 
@@ -287,9 +294,7 @@ static inline __attribute__((always_inline)) void pull_rows1(exec_job *J, int k0
         xp[r] = s;
         nf += s - s;
     }
-    if (nf != 0)
-        for (int k = k0; k < k1; k++)
-            if (!isfinite(xp[src == PULL_INDEX ? order[k] : src == PULL_STAGED ? k + toff : k])) note_bad_row(J, order[k]);
+    if (nf != 0) note_bad_range(J, xp, k0, k1, toff, src, 1);
 }
 
 static inline __attribute__((always_inline)) void pull_one_diag(exec_job *J, int k0, int k1, int toff, const int src,
