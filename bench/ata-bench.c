@@ -7,6 +7,7 @@
  * exit status is 1 at the end. Command-line mistakes stop before any work
  * with exit status 2 (cli.c). */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -577,17 +578,41 @@ out:
     free(t);
 }
 
-typedef struct {
-    ata_csr *ref;           /* ata_ref_ilu0 of A */
-    ata_status ref_status;
-} ilu0_setup;
-
 static double val_diff(const ata_csr *X, const ata_csr *Y)
 {
     if (!X || !Y || X->nnz != Y->nnz || X->nrows != Y->nrows) return NAN;
     if (memcmp(X->col, Y->col, (size_t)X->nnz * sizeof *X->col)) return NAN;
     return rel_diff(X->val, Y->val, X->nnz);
 }
+
+typedef struct {
+    ata_csr *ref;           /* ata_ref_ilu0 of A */
+    ata_status ref_status;
+    double sens;            /* ilu0_sensitivity, once asked for (0: not yet) */
+} ilu0_setup;
+
+/* How far rounding alone moves this matrix's ILU0 factors: the reference
+ * factorisation of A with every value moved by one unit in the last place
+ * (alternating signs), against the reference, relative, max norm. The
+ * vendor's factorisation sums in another order (and with FMA), so its
+ * factors differ by about this much: bcsstk13's small pivots turn 1 ulp
+ * into 2.7e-8, and cuSPARSE's csrilu02 differed from the reference there by
+ * 1.3e-8 (H200, 2026-11-26). ATA's policies keep the reference's order and
+ * CHECK_TOL. */
+static double ilu0_sensitivity(const ata_csr *A, ilu0_setup *su)
+{
+    if (su->sens > 0) return su->sens;
+    ata_csr *P = NULL;
+    double d = NAN;
+    if (ata_csr_copy(A, &P) == ATA_OK) {
+        for (long long k = 0; k < (long long)P->nnz; k++) P->val[k] *= 1.0 + (k & 1 ? DBL_EPSILON : -DBL_EPSILON) / 2;
+        if (ata_ref_ilu0(P) == ATA_OK) d = val_diff(P, su->ref);
+    }
+    ata_csr_free(P);
+    su->sens = d > 0 ? d : DBL_MIN;
+    return su->sens;
+}
+
 
 static void run_ilu0(bench_state *st, const ata_csr *A, ilu0_setup *su, bench_run *r, const char *label)
 {
@@ -619,11 +644,16 @@ static void run_ilu0(bench_state *st, const ata_csr *A, ilu0_setup *su, bench_ru
         t[r->reps++] = t1 - t0;
         if (rep == 0) {
             r->check = su->ref_status == ATA_OK ? val_diff(LU, su->ref) : NAN;
-            if (r->check > CHECK_TOL || (su->ref_status == ATA_OK && isnan(r->check))) {
+            double tol = CHECK_TOL;
+            if (r->policy == ATA_POLICY_VENDOR && r->check > tol) tol = fmax(tol, 10 * ilu0_sensitivity(A, su));
+            if (r->check > tol || (su->ref_status == ATA_OK && isnan(r->check))) {
                 r->status = ATA_ERR_INTERNAL;
                 r->wrong = 1;
                 snprintf(r->msg, sizeof r->msg, "factors differ from the serial reference by %.3g "
-                         "(relative, max norm)", r->check);
+                         "(relative, max norm; allowed %.3g)", r->check, tol);
+            } else if (tol > CHECK_TOL) {   /* said in CSV/JSON's message */
+                snprintf(r->msg, sizeof r->msg, "%.3g from the reference: within 10x the factors' "
+                         "movement under a 1-ulp change of A (%.3g)", r->check, tol / 10);
             }
         }
         ata_csr_free(LU);
@@ -732,7 +762,7 @@ static void run_matrix(bench_state *st, int mi)
         msg("%s: matrix is not symmetric; PCG expects a symmetric positive definite matrix", m->label);
 
     sptrsv_setup ss;
-    ilu0_setup is = { NULL, ATA_OK };
+    ilu0_setup is = { NULL, ATA_OK, 0 };
     int setup_ok = 1;
     if (o->cmd == CMD_SPTRSV && A->nrows == A->ncols) setup_ok = sptrsv_prepare(o, A, &ss) == 0;
     if (o->cmd == CMD_ILU0 && A->nrows == A->ncols) {

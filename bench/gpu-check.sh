@@ -371,7 +371,10 @@ bench_rows() {
   step "$tag" "$lim" env $BENCH_ENV "$BIN/ata-bench" "$@" --backend cuda --csv "$csv" --json "$WORK/raw/$tag.json"
   local rc=$?
   if [ -s "$csv" ]; then to_rows "$name" "$csv"
-  else echo "$RUN,$name,$label,,,,,,,,$([ $rc = 124 ] && echo timeout || echo "error rc $rc"),see logs/$tag.log" >> "$RES"; fi
+  else
+    local st="error rc $rc"; [ $rc = 124 ] && st=timeout; [ $rc = 125 ] && st=skipped
+    echo "$RUN,$name,$label,,,,,,,,$st,see logs/$tag.log" >> "$RES"
+  fi
   # rc 1 also when a matrix itself stops a run (missing_diag, zero_pivot...): say so only for real failures
   if [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -ne 125 ]; then
     local bad=""
@@ -497,7 +500,8 @@ if [ $KIT_OK = 1 ] && [ "$MODE" = main ]; then
       fi
       rc=$?
       lg=$WORK/logs/san-$tool-$fam.log
-      errs=$(grep -m1 -E 'ERROR SUMMARY: [0-9]+' "$lg" | sed 's/.*ERROR SUMMARY: \([0-9]*\).*/\1/')
+      # memcheck/synccheck: "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY: N hazards"
+      errs=$(grep -m1 -E '(ERROR|RACECHECK) SUMMARY: [0-9]+' "$lg" | sed 's/.*SUMMARY: \([0-9]*\).*/\1/')
       if grep -q -E 'Device not supported|Unable to find injection|error 999|CUDA_ERROR_NOT_SUPPORTED' "$lg"; then
         note "compute-sanitizer refuses this device ($(grep -m1 -E 'Device not supported|Unable to find|error 999|NOT_SUPPORTED' "$lg")): sanitizer checks skipped"
         echo "$RUN,sanitizer-$tool,$fam,,,,,,,,refused,logs/san-$tool-$fam.log" >> "$RES"
@@ -506,7 +510,7 @@ if [ $KIT_OK = 1 ] && [ "$MODE" = main ]; then
       st=ok; [ $rc -eq 0 ] || st="FAILED rc $rc"; [ $rc -eq 124 ] && st=timeout
       [ "${errs:-0}" -gt 0 ] 2>/dev/null && st="$errs errors"
       [ $RUN = emulated ] && tn="ran plain (emulated)" || tn="${errs:-?} errors"
-      echo "$RUN,sanitizer-$tool,$fam,,,$POL_ATA,,,,,$st,$tn" >> "$RES"
+      echo "$RUN,sanitizer-$tool,$fam,,,${POL_ATA//,/;},,,,,$st,$tn" >> "$RES"
       [ "$st" = ok ] || note "sanitizer $tool $fam: $st: logs/san-$tool-$fam.log"
     done
   done
