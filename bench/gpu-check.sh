@@ -15,7 +15,9 @@
 #                                 (rows NAME-first: ATA_GPU_WAIT=flag
 #                                 ATA_GPU_MAP=fixed ATA_GPU_PCG=host) beside it,
 #                                 and on circuits SpTS with hubs on one warp
-#                                 (rows sptrsv-warphub: ATA_GPU_MAP=elastic-warp)
+#                                 (rows sptrsv-warphub: ATA_GPU_MAP=elastic-warp),
+#                                 and SpTS with waiting warps pausing sooner
+#                                 (rows sptrsv-bo-R_NS: ATA_GPU_BACKOFF=R:NS)
 #   bench/gpu-check.sh --large    the same benchmark on lap3d:160, circuit:4000000
 #   bench/gpu-check.sh --ncu      Nsight Compute: each policy's slowest kernel
 #                                 (SpTS, lap3d:100), then ILU0's while time is left
@@ -409,6 +411,16 @@ run_main_bench() {   # run_main_bench: gen problems, anchors, real matrices
     if [[ $g == circuit* ]]; then
       BENCH_ENV="ATA_GPU_MAP=elastic-warp"
       bench_rows sptrsv-warphub "$g" $lim sptrsv --gen "$g" --policy levelset,syncfree,ca --reps $reps
+    fi
+    # How long waiting warps poll before pausing (ATA_GPU_BACKOFF=ROUNDS:NS,
+    # default 32:64): the first run saw L2 busy with polls on lap3d (RESULTS,
+    # GPU); main mode, the first grid and the first circuit; rows
+    # sptrsv-bo-ROUNDS_NS.
+    if [ "$MODE" != large ] && { [ "$g" = "${GEN%% *}" ] || [[ $g == circuit* ]]; }; then
+      for bo in 0:100 4:250 8:1000; do
+        BENCH_ENV="ATA_GPU_BACKOFF=$bo"
+        bench_rows "sptrsv-bo-${bo/:/_}" "$g" $lim sptrsv --gen "$g" --policy levelset,syncfree,ca --reps $reps
+      done
     fi
     BENCH_ENV=
   done

@@ -134,7 +134,7 @@ __device__ __forceinline__ int guard_round(spin_guard &sg, int progressed, int w
 {
     if (ata_any(progressed)) { sg.idle = 0; return 0; }
     sg.idle++;
-    if (sg.idle > 32) ata_pause();
+    if (sg.idle > a.spin_rounds) ata_pause_ns(a.pause_ns);
     if (sg.idle % GUARD_EVERY) return 0;
     if (sg.idle == GUARD_EVERY) progress_flush(sg, a, w);
     ata_untimed(1);         /* bookkeeping: no part of the work's count */

@@ -89,6 +89,8 @@ typedef struct {
     int wait;               /* pull: ATA_GPU_WAIT_FLAG / VALUE */
     const int *stop;        /* device CG: every kernel returns at once while *stop (NULL: never) */
     unsigned long long timeout_ticks; /* bound on a wait with no progress anywhere (ata_timer ticks) */
+    unsigned spin_rounds;   /* ATA_GPU_BACKOFF: polling rounds with no progress before a warp */
+    unsigned pause_ns;      /* pauses pause_ns between rounds (CUDA; HIP sleeps its shortest) */
 } ata_gpu_args;
 
 typedef struct {

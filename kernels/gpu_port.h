@@ -98,7 +98,7 @@ static inline void ata_fence_acq_rel(void) { emu_cnt_fence(1); emu_fence(false);
 #else
 static inline void ata_fence_acq_rel(void) { emu_cnt_fence(1); emu_fence(true); }
 #endif
-static inline void ata_pause(void) { emu_pause(); }
+static inline void ata_pause_ns(unsigned ns) { (void)ns; emu_pause(); }
 static inline void ata_group_sync(ata_lanemask m) { emu_cnt_fence(0); emu_syncwarp((uint64_t)m); }
 static inline void ata_atomic_add_f64(double *p, double v) { emu_atomic_add_f64(p, v); }
 /* Plain global memory: ldg for data no lane writes during the kernel, ld
@@ -201,7 +201,7 @@ __device__ __forceinline__ double ata_ld_value(const double *p)
 __device__ __forceinline__ void ata_st_value(double *p, double v)
 { __hip_atomic_store((uint64_t *)p, ata_dbits(v), __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); }
 /* Back-off inside a long spin: fewer polls competing with the producers. */
-__device__ __forceinline__ void ata_pause(void) { __builtin_amdgcn_s_sleep(1); }
+__device__ __forceinline__ void ata_pause_ns(unsigned ns) { (void)ns; __builtin_amdgcn_s_sleep(1); }  /* an immediate only */
 /* The wave executes in lock step; the fence orders the group's global
  * stores before its later loads (and keeps the compiler from moving them). */
 __device__ __forceinline__ void ata_group_sync(ata_lanemask m)
@@ -303,7 +303,7 @@ __device__ __forceinline__ double ata_ld_value(const double *p)
 }
 __device__ __forceinline__ void ata_st_value(double *p, double v)
 { asm volatile("st.relaxed.gpu.global.f64 [%0], %1;" :: "l"(p), "d"(v) : "memory"); }
-__device__ __forceinline__ void ata_pause(void) { __nanosleep(64); }
+__device__ __forceinline__ void ata_pause_ns(unsigned ns) { __nanosleep(ns); }
 __device__ __forceinline__ void ata_group_sync(ata_lanemask m) { __syncwarp(m); }
 __device__ __forceinline__ void ata_atomic_add_f64(double *p, double v) { (void)atomicAdd(p, v); }
 /* Global nanosecond timer. */

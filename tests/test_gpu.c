@@ -164,6 +164,25 @@ static void test_mechanisms(void **state)
     assert_int_equal(ata_context_create(&o, &ctx), ATA_ERR_ARG);
     assert_non_null(strstr(ata_last_error(), "ATA_GPU_WAIT"));
     unsetenv("ATA_GPU_WAIT");
+    /* ATA_GPU_BACKOFF: pausing from the first idle round on still gives the
+     * reference's answers (waits only get slower); nonsense is refused */
+    setenv("ATA_GPU_BACKOFF", "0:200", 1);
+    ctx = make_ctx(10);
+    assert_non_null(ctx);
+    ata_csr *C;
+    TU_OK(ata_gen_from_spec("circuit:1500", &C));
+    static const ata_policy waiting[] = { ATA_POLICY_SYNCFREE, ATA_POLICY_CA };
+    tu_check_sweep(ctx, C, "circuit:1500 (ATA_GPU_BACKOFF=0:200)", 40, waiting, 2);
+    ata_csr_free(C);
+    ata_context_destroy(ctx);
+    const char *bad[] = { "fast", "32", "32:0", "8:64x", "-1:64" };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        setenv("ATA_GPU_BACKOFF", bad[k], 1);
+        ctx = NULL;
+        assert_int_equal(ata_context_create(&o, &ctx), ATA_ERR_ARG);
+        assert_non_null(strstr(ata_last_error(), "ATA_GPU_BACKOFF"));
+    }
+    unsetenv("ATA_GPU_BACKOFF");
 }
 
 /* Every sub-warp width (1 lane per row up to the whole warp), with and

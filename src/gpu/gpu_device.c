@@ -150,6 +150,25 @@ ata_status gpu_ctx_init(ata_context *ctx)
         goto fail;
     }
     g->pcg_device = !(pcg && !strcmp(pcg, "host"));
+    /* How long a waiting warp polls before it pauses between polls. The
+     * first GPU run (H200, lap3d:100, ca) saw L2 79% busy with DRAM idle
+     * while the critical path took 4.4 us a level: the polls of warps far
+     * ahead crowd the loads the next level waits on. Selectable until a GPU
+     * run picks (bench/gpu-check.sh sweeps it). */
+    g->spin_rounds = 32;
+    g->pause_ns = 64;
+    const char *bo = getenv("ATA_GPU_BACKOFF");
+    if (bo && *bo) {
+        unsigned r, ns;
+        char tail;
+        if (sscanf(bo, "%u:%u%c", &r, &ns, &tail) != 2 || ns < 1 || ns > 100000 || r > 1000000) {
+            st = ata_fail(ATA_ERR_ARG, "ATA_GPU_BACKOFF=%s: expected ROUNDS:NS (polls before pausing, "
+                          "0..1000000; pause 1..100000 ns)", bo);
+            goto fail;
+        }
+        g->spin_rounds = r;
+        g->pause_ns = ns;
+    }
     g->epoch0 = (uint32_t)strtoul(getenv("ATA_GPU_EPOCH0") ? getenv("ATA_GPU_EPOCH0") : "0", NULL, 10);
     /* Eq. 5.1: S_min = the user tasks the device runs at once: rows in
      * flight, not warps. The pull kernel's resident warps times the rows a

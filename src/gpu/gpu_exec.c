@@ -173,6 +173,8 @@ static ata_gpu_args base_args(const ata_plan *p)
     a.ncounters = d->counters ? d->ncounters : 0;
     a.state = d->state;
     a.wait = g->wait;
+    a.spin_rounds = g->spin_rounds;
+    a.pause_ns = g->pause_ns;
     double ticks = p->ctx->wait_timeout_s * g->timer_hz;
     a.timeout_ticks = ticks > 1.8e19 ? 18000000000000000000ull : (unsigned long long)ticks;
     return a;

@@ -151,6 +151,7 @@ typedef struct {
     int wait;                   /* ATA_GPU_WAIT: ATA_GPU_WAIT_VALUE (default) or _FLAG */
     int elastic;                /* ATA_GPU_MAP: 1 elastic or elastic-warp, 0 fixed */
     int hub_block;              /* ATA_GPU_MAP=elastic (default): hubs split over a block, not a warp */
+    unsigned spin_rounds, pause_ns; /* ATA_GPU_BACKOFF=ROUNDS:NS (default 32:64) */
     int pcg_device;             /* ATA_GPU_PCG: 1 device (default), 0 host (the first design) */
     uint32_t epoch0;            /* tests: ATA_GPU_EPOCH0 (see plan_epoch_start) */
 } gpu_ctx;
