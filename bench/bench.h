@@ -111,6 +111,7 @@ typedef struct {
     int history_len;
     /* times (s) */
     double analysis_s, factor_s, solve_s;
+    double refactor_s;      /* ilu0: median ata_factor_update_values (numeric phase; NaN: none) */
     double per_iter_ms;
     double time_min_s, time_max_s;  /* range of run_time's quantity over the reps */
     /* pcg: where an iteration's time goes (medians over the reps, ms per

@@ -18,7 +18,7 @@ typedef enum {
     C_MATRIX, C_N, C_NNZ, C_CLASS, C_LEVELS, C_POLICY, C_S, C_ATASKS, C_C, C_F, C_M,
     C_ITS, C_RELRES, C_ANALYSIS, C_FACTOR, C_SOLVE, C_SOLVE_MS, C_FACTOR_MS, C_PERIT,
     C_PLANMB, C_VS_LS, C_VS_VENDOR, C_VS_SERIAL, C_CHECK, C_STATUS, C_RANGE,
-    C_PH_L, C_PH_U, C_PH_SPMV, C_PH_VEC, C_WALL, C_FLOOR, C_XFLOOR, C_RSS, C_PREC, C_COUNT
+    C_PH_L, C_PH_U, C_PH_SPMV, C_PH_VEC, C_WALL, C_FLOOR, C_XFLOOR, C_RSS, C_PREC, C_REFACTOR_MS, C_COUNT
 } col_id;
 
 static const struct { const char *head; int width; int left; } cols[C_COUNT + 1] = {
@@ -39,7 +39,7 @@ static const struct { const char *head; int width; int left; } cols[C_COUNT + 1]
     [C_PH_SPMV] = { "SpMV ms/it", 10, 0 }, [C_PH_VEC] = { "vec ms/it", 9, 0 },
     [C_WALL] = { "total s", 8, 0 },      [C_FLOOR] = { "floor ms/it", 11, 0 },
     [C_XFLOOR] = { "x floor", 7, 0 },    [C_RSS] = { "peak RSS MB", 11, 0 },
-    [C_PREC] = { "precision", 9, 1 },
+    [C_PREC] = { "precision", 9, 1 },    [C_REFACTOR_MS] = { "refactor ms", 11, 0 },
 };
 
 static int has_policy(const bench_opts *o, int p)
@@ -65,7 +65,7 @@ static int table_columns(const bench_opts *o, col_id *c)
     } else if (o->cmd == CMD_SPTRSV) {
         c[n++] = C_SOLVE_MS; c[n++] = C_RANGE;
     } else {
-        c[n++] = C_FACTOR_MS; c[n++] = C_RANGE;
+        c[n++] = C_FACTOR_MS; c[n++] = C_RANGE; c[n++] = C_REFACTOR_MS;
     }
     if (has_policy(o, ATA_POLICY_LEVELSET)) c[n++] = C_VS_LS;
     if (has_policy(o, ATA_POLICY_VENDOR)) c[n++] = C_VS_VENDOR;
@@ -139,6 +139,10 @@ static void cell(char *b, size_t n, col_id c, const bench_results *R, const benc
     case C_SOLVE: if (ran) fmt_double(b, n, "%.4f", u->solve_s); else dash(b, n); break;
     case C_SOLVE_MS: if (ran) fmt_double(b, n, "%.4f", 1e3 * u->solve_s); else dash(b, n); break;
     case C_FACTOR_MS: if (ran) fmt_double(b, n, "%.4f", 1e3 * u->factor_s); else dash(b, n); break;
+    case C_REFACTOR_MS:
+        if (ran && isfinite(u->refactor_s)) fmt_double(b, n, "%.4f", 1e3 * u->refactor_s);
+        else dash(b, n);
+        break;
     case C_PERIT: if (ran) fmt_double(b, n, "%.3f", u->per_iter_ms); else dash(b, n); break;
     case C_PLANMB:
         if (plan) fmt_double(b, n, "%.2f", (double)(L->plan_bytes + (both ? U->plan_bytes : 0)) / 1048576.0);
@@ -233,7 +237,8 @@ void report_title(FILE *f, const bench_results *R)
                 o->uplo == ATA_LOWER ? "lower" : "upper", o->diag == ATA_UNIT ? "unit" : "stored",
                 o->traversal == ATA_PUSH ? "push (CSC)" : "pull (CSR)", S, o->reps);
     } else {
-        fprintf(f, "S %s, median of %d factorisations (analysis included)\n", S, o->reps);
+        fprintf(f, "S %s, median of %d factorisations (analysis included); refactor ms: median of %d "
+                "ata_factor_update_values after one ata_factor_setup\n", S, o->reps, o->reps);
     }
     const bench_machine *M = &R->machine;
     fprintf(f, "commit %s, %s, host %s, %s (%d cores), load %.2f %.2f %.2f\n", M->commit, M->date, M->host,
@@ -673,6 +678,7 @@ static void collect_run(const bench_results *R, const bench_run *u, record *r)
         add_d(r, "factor_s", u->factor_s);
         add_d(r, "factor_s_min", u->time_min_s);
         add_d(r, "factor_s_max", u->time_max_s);
+        add_d(r, "refactor_s", u->refactor_s);
         add_d(r, "check", u->check);
     }
     add_d(r, "speedup_levelset", u->speedup_levelset);

@@ -71,8 +71,10 @@ typedef struct ata_backend_ops {
      * backend's upload). */
     ata_status (*plan_values)(ata_plan *p, const double *val);
     /* Optional: the same with that matrix's entry q at val[map[q]] (a
-     * factor's triangle inside its storage). NULL: gathered into a copy,
-     * then ->plan_values. */
+     * factor's triangle inside its storage). A backend may keep what it
+     * derives from map while the plan lives: the caller passes the same
+     * array, unchanged, every time (a factor's maps live as long as its
+     * plans). NULL: gathered into a copy, then ->plan_values. */
     ata_status (*plan_values_mapped)(ata_plan *p, const double *val, const int *map);
     /* Optional: nrhs columns at once, backend vectors, column-major with
      * leading dimensions (NULL: one ->sptrsv per column). */

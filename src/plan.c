@@ -163,9 +163,11 @@ static int chained_permille(const ata_csr *T, ata_uplo uplo)
  * a level) 3.13, chain 5.6, S_min 4.22; circuit:1000000 (not chained)
  * S_min 4.83, Eq. 5.2 6.82; lap3d:100 natural (3355 a level) 3.21 either
  * way. The ILU0 plan of a chained matrix runs chain's blocks in place
- * instead (thin levels or not: chain gives way to ca where levels are wide,
- * in analyse): its rows read earlier rows of U, which in natural order were
- * just written (ex19's 149k-row refactorisation: ca 35 ms, chain 16.5).
+ * instead, thin levels or wide: its rows read earlier rows of U, which in
+ * natural order were just written, where ca's level order jumps across the
+ * matrix (refactorisation, ata-bench ilu0, 2 threads: ex19's 149k rows ca
+ * 35 ms, chain 16.5; lap3d:100 natural, 3355 rows a level, ca 72 ms, chain
+ * 27, the serial loop 24; convdiff:60 16 against 5.7).
  * Other backends: S by Eq. 5.2 always (the paper's best on both DAG
  * classes). The CPU backend then times its first solves with all workers
  * and with one (cpu_exec.c). */
@@ -263,8 +265,6 @@ static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowe
     const int unscheduled = (ctx->ops->caps & BACKEND_NO_SCHEDULE) != 0;
     if (unscheduled) goto upload;
     if (!known && (st = dag_build(p->n, T->rowptr, T->col, preds, uplo, &d)) != ATA_OK) goto fail;
-    if (p->auto_policy && opt->policy == ATA_POLICY_CHAIN && dp->nlevels > 0 && p->n / dp->nlevels >= AUTO_CHAIN_MAX_WIDTH)
-        resolved.policy = p->opt.policy = ATA_POLICY_CA;    /* wide levels: ca splits them */
     p->auto_group = p->auto_policy && opt->policy == ATA_POLICY_CA && auto_groups_levels(p, dp);
     if ((st = choose_S(p, &S)) != ATA_OK) goto fail;
     /* vendor keeps a syncfree schedule only for the statistics. */

@@ -45,6 +45,10 @@ typedef struct cpu_plan {
     float *fval;
     int *vsrc;              /* new values: each entry of T's source entry where
                                the layout renumbered them (set_values) */
+    const int *vmap;        /* the map that vmsrc was made for (set_values) */
+    int *vmsrc;             /* vmap composed with vsrc; NULL where vmap is the
+                               identity (a split factor's own triangle) */
+    int vmsrc_id;           /* vmap is the identity */
 } cpu_plan;
 #define CPU_TUNE_SOLVES (ATA_AUTO_TUNE_SOLVES / 2)
 
