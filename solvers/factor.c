@@ -230,21 +230,24 @@ static ata_status round_factors(factor_core *f)
 }
 
 /* Factor A's current values with the shift strategy, then propagate. */
+/* The first shift of a retry (ata_factor_options): made only when a pivot
+ * fails, so that a refactorisation that needs none pays no pass over A's
+ * diagonal. */
+static double first_shift(const factor_core *f)
+{
+    if (f->opt.shift_amount > 0) return f->opt.shift_amount;
+    if (f->opt.shift == ATA_SHIFT_POSITIVE_DEFINITE) return 1e-3;
+    double dmax = 0;
+    for (int i = 0; i < f->n; i++) dmax = fmax(dmax, fabs(f->aval[f->dpos[i]]));
+    return 1e-10 * (dmax > 0 ? dmax : 1);
+}
+
 static ata_status factorise(factor_core *f)
 {
     const int pd = f->opt.shift == ATA_SHIFT_POSITIVE_DEFINITE;
     plan_drop_transposed(f->Lp);    /* their copies of the factors are stale from here */
     plan_drop_transposed(f->Up);
-    double s = 0, s0 = f->opt.shift_amount;
-    if (!(s0 > 0)) {
-        if (pd) {
-            s0 = 1e-3;
-        } else {
-            double dmax = 0;
-            for (int i = 0; i < f->n; i++) dmax = fmax(dmax, fabs(f->aval[f->dpos[i]]));
-            s0 = 1e-10 * (dmax > 0 ? dmax : 1);
-        }
-    }
+    double s = 0;
     double t0 = clock_now();
     f->retries = 0;
     f->pivot_row = -1;
@@ -259,7 +262,7 @@ static ata_status factorise(factor_core *f)
             return pivot_failure(f, bad);
         }
         f->retries++;
-        s = s == 0 ? s0 : s * (pd ? 2 : 10);
+        s = s == 0 ? first_shift(f) : s * (pd ? 2 : 10);
     }
     f->factor_s = clock_now() - t0;
     if (f->require_positive) ATA_TRY(check_positive(f));
