@@ -355,13 +355,13 @@ __device__ __forceinline__ int pull_elastic(const ata_gpu_args &a, int p0, int m
     ata_dep();
     int jk[ROW_K];
     unsigned own = ~0u;                         /* fwd: byte k the lane holding entry k's row, 0xff none */
-    double vk[ROW_K], pk[ROW_K];
+    double vk[ROW_K];                           /* values, then (in place) products with x */
     unsigned need = 0, inr = 0;                 /* bit k: entry k of the stage is in the row / not yet seen */
     int base = lo;
     double part = 0.0;                          /* split: this lane's partial sum */
     bool fin = !has, ldone = !has;              /* ldone: this lane has consumed its entries */
     double xpub = ata_bitsd(ATA_X_SENTINEL_BITS);   /* fwd: this lane's x_i once published */
-    for (int k = 0; k < ROW_K; k++) { jk[k] = 0; vk[k] = 0.0; pk[k] = 0.0; }
+    for (int k = 0; k < ROW_K; k++) { jk[k] = 0; vk[k] = 0.0; }
     /* Entries of the stage at `base`: indices and values (one batch). */
 #define LOAD_STAGE()                                                                   \
     do {                                                                               \
@@ -388,7 +388,7 @@ __device__ __forceinline__ int pull_elastic(const ata_gpu_args &a, int p0, int m
         if (!TRACKED && need) {     /* predecessors are in earlier kernels */          \
             ata_dep();                                                                 \
             for (int k = 0; k < ROW_K; k++)                                            \
-                if ((need >> k) & 1) pk[k] = ATA_DMUL(vk[k], ata_ld(&a.x[jk[k]]));     \
+                if ((need >> k) & 1) vk[k] = ATA_DMUL(vk[k], ata_ld(&a.x[jk[k]]));     \
             need = 0;                                                                  \
         }                                                                              \
     } while (0)
@@ -403,7 +403,7 @@ __device__ __forceinline__ int pull_elastic(const ata_gpu_args &a, int p0, int m
                 const bool mine = ((need >> k) & 1) && o != 0xff;
                 const double xv = ata_shfl_full(xpub, mine ? o : lane);
                 if (mine && !ata_is_sentinel(xv)) {
-                    pk[k] = ATA_DMUL(vk[k], xv);
+                    vk[k] = ATA_DMUL(vk[k], xv);
                     need &= ~(1u << k);
                     prog = 1;
                 }
@@ -417,11 +417,11 @@ __device__ __forceinline__ int pull_elastic(const ata_gpu_args &a, int p0, int m
                 if (VALUE) {
                     const double xv = ata_ld_value(&a.x[jk[k]]);
                     if (ata_is_sentinel(xv)) continue;
-                    pk[k] = ATA_DMUL(vk[k], xv);
+                    vk[k] = ATA_DMUL(vk[k], xv);
                 } else {
                     if (!ata_poll_flag(&a.done[jk[k]], epoch)) continue;
                     (void)ata_ld_acquire(&a.done[jk[k]]);
-                    pk[k] = ATA_DMUL(vk[k], ata_ld(&a.x[jk[k]]));
+                    vk[k] = ATA_DMUL(vk[k], ata_ld(&a.x[jk[k]]));
                 }
                 need &= ~(1u << k);
                 prog = 1;
@@ -432,7 +432,7 @@ __device__ __forceinline__ int pull_elastic(const ata_gpu_args &a, int p0, int m
             /* lanes go through their own entries independently */
             if (!ldone && !need) {
                 for (int k = 0; k < ROW_K; k++)
-                    if ((inr >> k) & 1) part += pk[k];
+                    if ((inr >> k) & 1) part += vk[k];
                 base += G * ROW_K;
                 if (base + lig >= hi) ldone = true;
                 else LOAD_STAGE();
@@ -459,14 +459,14 @@ __device__ __forceinline__ int pull_elastic(const ata_gpu_args &a, int p0, int m
             if (G == 1) {
                 if (step) {
                     for (int k = 0; k < ROW_K; k++)
-                        if ((inr >> k) & 1) s -= pk[k];
+                        if ((inr >> k) & 1) s -= vk[k];
                 }
             } else {
                 /* ordered subtraction of the stage: entry base + G k + r
                  * is lane r's k-th; every lane runs the same chain */
                 for (int k = 0; k < ROW_K; k++)
                     for (int r = 0; r < G; r++) {
-                        const double t = ata_shfl(pk[k], r, G);
+                        const double t = ata_shfl(vk[k], r, G);
                         if (step && base + G * k + r < hi) s -= t;
                     }
             }
