@@ -745,9 +745,13 @@ __device__ __forceinline__ int run_elastic(const ata_gpu_args &a, int k, int lan
  * barrier. A warp that aborts (timeout, error) skips to the barrier and
  * says so in shared memory; the others abort at their next guard check (the
  * error word is set) and the block leaves together after the barrier. */
+/* Not inlined: the hub path's registers would otherwise push the common
+ * path's to spill (ptxas, sm_90, 64 registers: 64 bytes of spills with it
+ * inlined, none without it). The spin guard comes by value (the caller
+ * returns after this), so the caller's stays in registers. */
 template <bool TRACKED, bool VALUE>
-__device__ __forceinline__ void pull_block_claims(const ata_gpu_args &a, const ata_gpu_launch &L, int lane,
-                                                  uint32_t epoch, spin_guard &sg)
+__device__ __noinline__ void pull_block_claims(const ata_gpu_args &a, const ata_gpu_launch &L, int lane,
+                                                  uint32_t epoch, spin_guard sg)
 {
     __shared__ block_hub bh;
     __shared__ int start_sh, pos_sh, meta_sh;  /* the chunk and its first window */

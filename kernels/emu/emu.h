@@ -40,6 +40,7 @@ extern thread_local emu_lane_pub *emu_self;
 #define __device__
 #define __host__
 #define __forceinline__ inline __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...)
 /* One OS thread runs one block at a time: thread_local is block-shared. */
 #define __shared__ static thread_local
