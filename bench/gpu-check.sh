@@ -360,6 +360,11 @@ to_rows() {
       printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", run, cmd, v("matrix"), v("n"), v("nnz"), v("policy"),
              t == "" ? "" : sprintf("%.6f", t * 1000), v("speedup_levelset"), v("speedup_vendor"),
              v("command") == "pcg" ? v("true_relres") : v("check"), v("status"), note
+      # ilu0: the numeric phase alone (ata_factor_update_values) as its own row
+      r = v("refactor_s")
+      if (r != "" && r + 0 > 0)
+        printf "%s,%s-refactor,%s,%s,%s,%s,%.6f,,,,%s,\n", run, cmd, v("matrix"), v("n"), v("nnz"), v("policy"),
+               r * 1000, v("status")
     }' "$csv" >> "$RES"
 }
 # bench NAME LABEL LIMIT ARGS...: one ata-bench process (one matrix, every
