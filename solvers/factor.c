@@ -62,11 +62,15 @@ static double pivot(const factor_core *f, int i)
     return pos ? v[pos[i]] : v[i];
 }
 
-/* First row whose pivot the strategy rejects, -1 if none. */
+/* First row whose pivot the strategy rejects, -1 if none (the strategy's
+ * pivots found once, not once a row: an indirect call per row was most of
+ * this pass). */
 static int first_bad_pivot(const factor_core *f, int positive)
 {
+    const int *pos;
+    const double *v = f->how->pivots(f, &pos);
     for (int i = 0; i < f->n; i++) {
-        double u = pivot(f, i);
+        const double u = pos ? v[pos[i]] : v[i];
         if (!(u != 0 && isfinite(u)) || (positive && !(u > 0))) return i;
     }
     return -1;
