@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cpu_exec.h"
+#include "csr.h"
 #include "error.h"
 #include "ilu0_row.h"
 #include "mem.h"
@@ -1046,25 +1047,26 @@ ata_status cpu_exec_layout(ata_plan *p)
     return layout_f32(p);
 }
 
-/* Where the layout renumbered T's entries (staged, or in worker order):
- * for each entry of T as laid out, its entry in the matrix the plan was
- * analysed from (row k of T is row order[k] there, entries in the same
- * order, so the rows' lengths give the starts). Made at the first new
- * values and kept (cpu_plan.vsrc); NULL where nothing moved. */
-static ata_status value_sources(ata_plan *p, const int **out)
+/* Where the layout renumbered T's rows (staged, or in worker order): for
+ * each stored row c of T, where its entries start in the matrix the plan
+ * was analysed from (a row keeps its entries, in order, so the rows'
+ * lengths give the starts). Made at the first new values and kept
+ * (cpu_plan.vrow); NULL where nothing moved. Per row, not per entry: the
+ * copy then reads one run of a row's values, not an index per value. */
+static ata_status value_rows(ata_plan *p, const int **out)
 {
     cpu_plan *cp = cpu_plan_of(p);
     const ata_csr *T = p->T;
     const int staged = p->kind == PLAN_SPTRSV && !cp->order_identity && !cp->by_row;
     *out = NULL;
     if (!staged && !cp->tbase) return ATA_OK;      /* rows in their own order */
-    if (cp->vsrc) { *out = cp->vsrc; return ATA_OK; }
+    if (cp->vrow) { *out = cp->vrow; return ATA_OK; }
     const int n = p->n, *order = p->sched.order;
     int *start = mem_alloc(((size_t)n + 1) * sizeof *start), *srow = NULL;
-    int *src = mem_alloc(((size_t)T->nnz + 1) * sizeof *src);
-    if (!start || !src || (cp->tbase && !(srow = stored_rows(cp, n)))) {
-        free(start); free(src);
-        return ata_fail(ATA_ERR_NOMEM, "plan values: out of memory (nnz = %d)", T->nnz);
+    int *vrow = mem_alloc(((size_t)n + 1) * sizeof *vrow);
+    if (!start || !vrow || (cp->tbase && !(srow = stored_rows(cp, n)))) {
+        free(start); free(vrow);
+        return ata_fail(ATA_ERR_NOMEM, "plan values: out of memory (n = %d)", n);
     }
     for (int k = 0; k < n; k++) {
         const int c = srow ? srow[k] : k;
@@ -1072,63 +1074,73 @@ static ata_status value_sources(ata_plan *p, const int **out)
     }
     start[0] = 0;
     for (int i = 0; i < n; i++) start[i + 1] += start[i];
-    for (int k = 0; k < n; k++) {
-        const int c = srow ? srow[k] : k, s0 = start[staged ? order[k] : k];
-        for (int q = T->rowptr[c]; q < T->rowptr[c + 1]; q++) src[q] = s0 + q - T->rowptr[c];
-    }
+    for (int k = 0; k < n; k++) vrow[srow ? srow[k] : k] = start[staged ? order[k] : k];
     free(start);
     free(srow);
-    p->info.plan_bytes += sizeof(int) * (size_t)T->nnz;
-    *out = cp->vsrc = src;
+    p->info.plan_bytes += sizeof(int) * (size_t)n;
+    *out = cp->vrow = vrow;
     return ATA_OK;
 }
 
 /* Where each entry of T takes its new value from, through map (the
  * backend op's contract: the same map every time): map composed with the
- * layout's sources once, kept (cpu_plan.vmsrc). A split factor's plans
+ * layout's row starts once, kept (cpu_plan.vmsrc). A split factor's plans
  * are analysed from the factor's own triangles, so their maps are the
- * identity: then the layout's sources alone (NULL: T's own order). */
-static ata_status mapped_sources(ata_plan *p, const int *src, const int *map, const int **out)
+ * identity: then the row starts alone, *ident set. */
+static ata_status mapped_sources(ata_plan *p, const int *vrow, const int *map, const int **out, int *ident)
 {
     cpu_plan *cp = cpu_plan_of(p);
-    const int nnz = p->T->nnz;
+    const ata_csr *T = p->T;
+    const int nnz = T->nnz;
     if (cp->vmap != map) {
         free(cp->vmsrc);
         cp->vmsrc = NULL;
         cp->vmap = NULL;
         int id = 1;
         for (int q = 0; q < nnz && id; q++) id = map[q] == q;
-        if (!id && src) {
+        if (!id && vrow) {
             if (!(cp->vmsrc = mem_alloc(((size_t)nnz + 1) * sizeof *cp->vmsrc)))
                 return ata_fail(ATA_ERR_NOMEM, "plan values: out of memory (nnz = %d)", nnz);
-            for (int q = 0; q < nnz; q++) cp->vmsrc[q] = map[src[q]];
+            for (int c = 0; c < p->n; c++)
+                for (int q = T->rowptr[c]; q < T->rowptr[c + 1]; q++) cp->vmsrc[q] = map[vrow[c] + q - T->rowptr[c]];
             p->info.plan_bytes += sizeof(int) * (size_t)nnz;
         }
         cp->vmap = map;
         cp->vmsrc_id = id;
     }
-    *out = cp->vmsrc_id ? src : cp->vmsrc ? cp->vmsrc : map;
+    *ident = cp->vmsrc_id;
+    *out = cp->vmsrc_id ? NULL : cp->vmsrc ? cp->vmsrc : map;
     return ATA_OK;
 }
 
-/* T's values from val through idx (NULL: in order), rows of T shared by
- * the workers: the gather is random reads on a staged plan, and one thread
- * alone took 15-20 ms a plan per refactorisation at lap3d:100. */
+/* T's values from val: through idx per entry, or (vrow) a run per row, or
+ * in order; T's rows shared by the workers by their entries. The source
+ * rows are scattered on a staged plan, and one thread alone took 15-20 ms
+ * a plan per refactorisation at lap3d:100. */
 typedef struct {
-    double *tv;
+    const ata_csr *T;
     const double *val;
-    const int *idx;
-    size_t nnz;
+    const int *idx, *vrow;
 } values_job;
 
 static void values_worker(void *arg, int tid, int nt)
 {
     const values_job *J = arg;
-    const size_t lo = J->nnz * (size_t)tid / (size_t)nt, hi = J->nnz * ((size_t)tid + 1) / (size_t)nt;
-    double *restrict tv = J->tv;
+    const int *Tp = J->T->rowptr;
+    int r0, r1;
+    csr_share_rows(Tp, J->T->nrows, tid, nt, &r0, &r1);
+    double *restrict tv = J->T->val;
     const double *restrict val = J->val;
-    if (!J->idx) memcpy(tv + lo, val + lo, (hi - lo) * sizeof *tv);
-    else for (size_t q = lo; q < hi; q++) tv[q] = val[J->idx[q]];
+    if (J->idx) {
+        for (int q = Tp[r0]; q < Tp[r1]; q++) tv[q] = val[J->idx[q]];
+    } else if (J->vrow) {
+        for (int c = r0; c < r1; c++) {
+            const double *restrict from = val + J->vrow[c] - Tp[c];
+            for (int q = Tp[c]; q < Tp[c + 1]; q++) tv[q] = from[q];
+        }
+    } else {
+        memcpy(tv + Tp[r0], val + Tp[r0], (size_t)(Tp[r1] - Tp[r0]) * sizeof *tv);
+    }
 }
 
 /* New values: val in the order of the matrix the plan was analysed from,
@@ -1139,12 +1151,16 @@ static void values_worker(void *arg, int tid, int nt)
 static ata_status set_values(ata_plan *p, const double *val, const int *map)
 {
     ata_csr *T = p->T;
-    const int *src;
-    ATA_TRY(value_sources(p, &src));
-    if (map) ATA_TRY(mapped_sources(p, src, map, &src));
-    if (src || val != T->val) {
-        values_job J = { T->val, val, src, (size_t)T->nnz };
-        cpu_pool_run_sized(p->ctx->pool, values_worker, &J, J.nnz);
+    const int *vrow, *idx = NULL;
+    ATA_TRY(value_rows(p, &vrow));
+    if (map) {
+        int ident = 1;
+        ATA_TRY(mapped_sources(p, vrow, map, &idx, &ident));
+        if (!ident) vrow = NULL;            /* idx says it all */
+    }
+    if (idx || vrow || val != T->val) {
+        values_job J = { T, val, idx, vrow };
+        cpu_pool_run_sized(p->ctx->pool, values_worker, &J, (size_t)T->nnz);
     }
     if (cpu_plan_of(p)->fval) fill_fval(p);
     return ATA_OK;
@@ -1245,7 +1261,7 @@ void cpu_exec_release(ata_plan *p)
     free(cp->tbase);
     free(cp->seg_order);
     free(cp->fval);
-    free(cp->vsrc);
+    free(cp->vrow);
     free(cp->vmsrc);
     free(cp);
     p->dev = NULL;

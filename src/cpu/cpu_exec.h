@@ -43,11 +43,13 @@ typedef struct cpu_plan {
      * copy, staged or in worker order); pull and push read these instead
      * of T->val. Refreshed by cpu_exec_set_values. NULL: doubles. */
     float *fval;
-    int *vsrc;              /* new values: each entry of T's source entry where
-                               the layout renumbered them (set_values) */
+    int *vrow;              /* new values: where each stored row of T starts in
+                               the source matrix, where the layout renumbered
+                               rows (set_values) */
     const int *vmap;        /* the map that vmsrc was made for (set_values) */
-    int *vmsrc;             /* vmap composed with vsrc; NULL where vmap is the
-                               identity (a split factor's own triangle) */
+    int *vmsrc;             /* vmap composed with vrow, per entry; NULL where
+                               vmap is the identity (a split factor's own
+                               triangle) */
     int vmsrc_id;           /* vmap is the identity */
 } cpu_plan;
 #define CPU_TUNE_SOLVES (ATA_AUTO_TUNE_SOLVES / 2)
