@@ -620,12 +620,19 @@ static double ilu0_sensitivity(const ata_csr *A, ilu0_setup *su)
  * call (ata_spilu0, the table's factor ms) is mostly analysis on a GPU: the
  * first H200 run, lap3d:100, spent ~2.5 ms of ~170 in the kernels. NaN when
  * the setup refuses (its error is not this run's). */
-static double time_refactor(bench_state *st, const ata_csr *A, const ata_plan_options *po, double *t)
+static double time_refactor(bench_state *st, const ata_csr *A, const ata_plan_options *po, double *t, bench_run *r)
 {
     ata_factor_options fo = ata_factor_defaults();
     fo.plan = *po;
     ata_factor *F = NULL;
     if (ata_factor_setup(st->ctx, A, &fo, &F) != ATA_OK) { ata_factor_destroy(F); return NAN; }
+    if (po->policy == ATA_POLICY_AUTO) {    /* what auto chose, said under the table */
+        const ata_plan *L, *U;
+        ata_factor_plans(F, &L, &U);
+        snprintf(r->choice[0], sizeof r->choice[0], "%srefactor's L solve plan: %s",
+                 st->res->backend == ATA_BACKEND_CPU ? "one factorisation (factor ms): the serial loop (the "
+                 "analysis costs more than it saves); " : "", L ? ata_plan_choice(L) : "-");
+    }
     int n = 0;
     for (int rep = 0; rep < st->opt->reps; rep++) {
         const double t0 = now_s();
@@ -683,7 +690,7 @@ static void run_ilu0(bench_state *st, const ata_csr *A, ilu0_setup *su, bench_ru
     }
     r->factor_s = median_range(t, r->reps, &r->time_min_s, &r->time_max_s);
     r->refactor_s = r->policy == POLICY_SERIAL ? r->factor_s : NAN;   /* the reference has no analysis */
-    if (r->policy != POLICY_SERIAL && r->status == ATA_OK) r->refactor_s = time_refactor(st, A, &po, t);
+    if (r->policy != POLICY_SERIAL && r->status == ATA_OK) r->refactor_s = time_refactor(st, A, &po, t, r);
     /* The emulated module's counts of one more factorisation (the S-auto
      * probes of the first are cached by now; the analysis's uploads are in) */
     if (st->res->emu && r->policy != POLICY_SERIAL && r->status == ATA_OK) {
