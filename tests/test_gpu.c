@@ -175,7 +175,7 @@ static void test_mechanisms(void **state)
     tu_check_sweep(ctx, C, "circuit:1500 (ATA_GPU_BACKOFF=0:200)", 40, waiting, 2);
     ata_csr_free(C);
     ata_context_destroy(ctx);
-    const char *bad[] = { "fast", "32", "32:0", "8:64x", "-1:64" };
+    const char *bad[] = { "fast", "32", "32:0", "8:64x", "-1:64", "+8:64", " 8:64", "8:-64", "4294967297:64" };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         setenv("ATA_GPU_BACKOFF", bad[k], 1);
         ctx = NULL;

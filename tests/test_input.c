@@ -576,6 +576,11 @@ static void test_ilu0_dense_rows(void **state)
         TU_OK(ata_ref_ilu0(F));
         assert_memory_equal(F->val, R->val, (size_t)A->nnz * sizeof *A->val);
         ata_plan_options po = ata_plan_defaults();
+        po.policy = ATA_POLICY_CA;      /* the runtime's ILU0 plan (auto runs the serial loop here) */
+        TU_OK(ata_spilu0(ctx, A, &po, &LU));
+        assert_memory_equal(LU->val, R->val, (size_t)A->nnz * sizeof *A->val);
+        ata_csr_free(LU);
+        po.policy = ATA_POLICY_AUTO;
         TU_OK(ata_spilu0(ctx, A, &po, &LU));
         assert_memory_equal(LU->val, R->val, (size_t)A->nnz * sizeof *A->val);
         /* on split factors (ata_factor and PCG on the CPU backend): the

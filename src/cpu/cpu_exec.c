@@ -1093,6 +1093,7 @@ static ata_status mapped_sources(ata_plan *p, const int *vrow, const int *map, c
     const ata_csr *T = p->T;
     const int nnz = T->nnz;
     if (cp->vmap != map) {
+        if (cp->vmsrc) p->info.plan_bytes -= sizeof(int) * (size_t)nnz;
         free(cp->vmsrc);
         cp->vmsrc = NULL;
         cp->vmap = NULL;
@@ -1135,8 +1136,9 @@ static void values_worker(void *arg, int tid, int nt)
         for (int q = Tp[r0]; q < Tp[r1]; q++) tv[q] = val[J->idx[q]];
     } else if (J->vrow) {
         for (int c = r0; c < r1; c++) {
-            const double *restrict from = val + J->vrow[c] - Tp[c];
-            for (int q = Tp[c]; q < Tp[c + 1]; q++) tv[q] = from[q];
+            const double *restrict from = val + J->vrow[c];
+            double *restrict to = tv + Tp[c];
+            for (int j = 0; j < Tp[c + 1] - Tp[c]; j++) to[j] = from[j];
         }
     } else {
         memcpy(tv + Tp[r0], val + Tp[r0], (size_t)(Tp[r1] - Tp[r0]) * sizeof *tv);

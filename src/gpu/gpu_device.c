@@ -1,6 +1,7 @@
 /* gpu_device.c - the GPU backend's context (device, stream, occupancy, the
  * pinned words a solve reads back), device memory and copies, and the T_l
  * probe (Eq. 5.2: the cost of one more launch in stream order). */
+#include <limits.h>
 #include "gpu_internal.h"
 
 /* Every runtime call goes through GCHECK and friends: a failure becomes
@@ -159,15 +160,24 @@ ata_status gpu_ctx_init(ata_context *ctx)
     g->pause_ns = 64;
     const char *bo = getenv("ATA_GPU_BACKOFF");
     if (bo && *bo) {
-        unsigned r, ns;
-        char tail;
-        if (sscanf(bo, "%u:%u%c", &r, &ns, &tail) != 2 || ns < 1 || ns > 100000 || r > 1000000) {
+        /* digits only: no sign, blank or wrap that strtoul/sscanf would take */
+        char *colon, *end;
+        unsigned long r = 0, ns = 0;
+        const int digits = bo[0] >= '0' && bo[0] <= '9' && (colon = strchr(bo, ':')) && colon[1] >= '0' &&
+                           colon[1] <= '9';
+        if (digits) {
+            r = strtoul(bo, &end, 10);
+            if (end != colon) r = ULONG_MAX;
+            ns = strtoul(colon + 1, &end, 10);
+            if (*end) ns = 0;
+        }
+        if (!digits || ns < 1 || ns > 100000 || r > 1000000) {
             st = ata_fail(ATA_ERR_ARG, "ATA_GPU_BACKOFF=%s: expected ROUNDS:NS (polls before pausing, "
                           "0..1000000; pause 1..100000 ns)", bo);
             goto fail;
         }
-        g->spin_rounds = r;
-        g->pause_ns = ns;
+        g->spin_rounds = (unsigned)r;
+        g->pause_ns = (unsigned)ns;
     }
     g->epoch0 = (uint32_t)strtoul(getenv("ATA_GPU_EPOCH0") ? getenv("ATA_GPU_EPOCH0") : "0", NULL, 10);
     /* Eq. 5.1: S_min = the user tasks the device runs at once: rows in
