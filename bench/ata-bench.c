@@ -613,7 +613,6 @@ static double ilu0_sensitivity(const ata_csr *A, ilu0_setup *su)
     return su->sens;
 }
 
-
 /* The numeric phase alone, as a user of the split API refactors each step:
  * ata_factor_setup once (untimed), then ata_factor_update_values with A's
  * own values, median of the repetitions (t: scratch of o->reps). The whole

@@ -233,7 +233,6 @@ static ata_status round_factors(factor_core *f)
     return ATA_OK;
 }
 
-/* Factor A's current values with the shift strategy, then propagate. */
 /* The first shift of a retry (ata_factor_options): made only when a pivot
  * fails, so that a refactorisation that needs none pays no pass over A's
  * diagonal. */
@@ -246,6 +245,7 @@ static double first_shift(const factor_core *f)
     return 1e-10 * (dmax > 0 ? dmax : 1);
 }
 
+/* Factor A's current values with the shift strategy, then propagate. */
 static ata_status factorise(factor_core *f)
 {
     const int pd = f->opt.shift == ATA_SHIFT_POSITIVE_DEFINITE;

@@ -68,7 +68,6 @@ ata_status ata_plan_get_info(const ata_plan *plan, ata_plan_info *info)
     return ATA_OK;
 }
 
-/* Eq. 5.1 and 5.2: S = max(S_min, R * T_l / T_u). */
 /* The worker schedule's cost of a mean row (cpu_sched.h), in entries' work:
  * T_u of Eq. 5.2 where auto on the CPU takes S from that model. */
 static double model_row_work(const ata_plan *p)
@@ -76,6 +75,7 @@ static double model_row_work(const ata_plan *p)
     return SCHED_ROW_COST + (double)(p->T->nnz + (p->Tu ? p->Tu->nnz : 0)) / (p->n > 0 ? p->n : 1);
 }
 
+/* Eq. 5.1 and 5.2: S = max(S_min, R * T_l / T_u). */
 static ata_status choose_S(ata_plan *p, int *S)
 {
     ata_context *ctx = p->ctx;
@@ -153,9 +153,9 @@ static int chained_permille(const ata_csr *T, ata_uplo uplo)
  * (a grid, or a PDE system's nodes, in natural order) and its levels are
  * thin: then S by Eq. 5.2 (on a cost model: choose_S), so that an
  * adaptive task takes tens of thin levels, whose rows it runs level by
- * level. That breaks the chain of
- * dependent rows that a natural-order solve (and chain's blocks) wait on,
- * and syncs once per task instead of once per level. Measured 2026-11-26
+ * level. That breaks the chain of dependent rows that a natural-order
+ * solve (and chain's blocks) wait on, and syncs once per task instead of
+ * once per level. Measured 2026-11-26
  * (ata-bench sptrsv, 2 threads, 10 solves, 7aec8e6, S probed; one process
  * per column, back to back, not interleaved):
  * PETSc's ex19 factor at 149k rows (97 rows a level) ca at Eq. 5.2's S

@@ -1086,8 +1086,8 @@ static ata_status value_rows(ata_plan *p, const int **out)
  * backend op's contract: the same map every time): map composed with the
  * layout's row starts once, kept (cpu_plan.vmsrc). A split factor's plans
  * are analysed from the factor's own triangles, so their maps are the
- * identity: then the row starts alone, *ident set. */
-static ata_status mapped_sources(ata_plan *p, const int *vrow, const int *map, const int **out, int *ident)
+ * identity: then *out is NULL and the row starts alone serve. */
+static ata_status mapped_sources(ata_plan *p, const int *vrow, const int *map, const int **out)
 {
     cpu_plan *cp = cpu_plan_of(p);
     const ata_csr *T = p->T;
@@ -1109,7 +1109,6 @@ static ata_status mapped_sources(ata_plan *p, const int *vrow, const int *map, c
         cp->vmap = map;
         cp->vmsrc_id = id;
     }
-    *ident = cp->vmsrc_id;
     *out = cp->vmsrc_id ? NULL : cp->vmsrc ? cp->vmsrc : map;
     return ATA_OK;
 }
@@ -1156,9 +1155,8 @@ static ata_status set_values(ata_plan *p, const double *val, const int *map)
     const int *vrow, *idx = NULL;
     ATA_TRY(value_rows(p, &vrow));
     if (map) {
-        int ident = 1;
-        ATA_TRY(mapped_sources(p, vrow, map, &idx, &ident));
-        if (!ident) vrow = NULL;            /* idx says it all */
+        ATA_TRY(mapped_sources(p, vrow, map, &idx));
+        if (idx) vrow = NULL;               /* idx says it all */
     }
     if (idx || vrow || val != T->val) {
         values_job J = { T, val, idx, vrow };

@@ -153,9 +153,10 @@ ata_status gpu_ctx_init(ata_context *ctx)
     g->pcg_device = !(pcg && !strcmp(pcg, "host"));
     /* How long a waiting warp polls before it pauses between polls. The
      * first GPU run (H200, lap3d:100, ca) saw L2 79% busy with DRAM idle
-     * while the critical path took 4.4 us a level: the polls of warps far
-     * ahead crowd the loads the next level waits on. Selectable until a GPU
-     * run picks (bench/gpu-check.sh sweeps it). */
+     * while the critical path took 4.4 us a level; our guess, not yet
+     * measured, is that the polls of warps far ahead crowd the loads the
+     * next level waits on. Selectable until a GPU run picks
+     * (bench/gpu-check.sh sweeps it). */
     g->spin_rounds = 32;
     g->pause_ns = 64;
     const char *bo = getenv("ATA_GPU_BACKOFF");
