@@ -338,8 +338,9 @@ ATA_API ata_status ata_plan_get_info(const ata_plan *plan, ata_plan_info *info);
  * (strict lower: L with unit diagonal; upper with diagonal: U). Policy auto
  * on the CPU backend factors with the serial loop (ata_ref_ilu0: the same
  * bits): a single factorisation cannot win back the analysis, which alone
- * costs about twice the serial loop; the split API (ata_factor_setup, then
- * ata_factor_update_values) is the parallel path for repeated ones. */
+ * costs two to three times the serial loop; the split API
+ * (ata_factor_setup, then ata_factor_update_values) is the parallel path
+ * for repeated ones. */
 ATA_API ata_status ata_spilu0(ata_context *ctx, const ata_csr *A,
                       const ata_plan_options *opt, ata_csr **LU);
 /* Same, overwriting A's values. */
