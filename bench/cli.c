@@ -39,7 +39,7 @@ static const flag_def flags[] = {
     { O_MATRIX, "--matrix", "FILE[,FILE..]", F_ALL | F_WRITE, "Input, all commands (repeatable; default --gen lap3d:100, except info\nand write; write takes exactly one):",
       "matrix file: Matrix Market .mtx or .mtx.gz, Rutherford-Boeing\n.rb/.rua/.rsa, or a SuiteSparse .tar.gz archive" },
     { O_GEN, "--gen", "SPEC", F_ALL | F_WRITE, NULL,
-      "generated matrix: lap2d:NX[xNY] (5-point), lap3d:N[xNYxNZ]\n(7-point), lap3d27:N, convdiff:N (3D upwind convection-diffusion,\nnonsymmetric), circuit:N; add ,perm=SEED for a random\nsymmetric permutation, ,levelorder to relabel the matrix in its lower\ntriangle's level order (as PCG's setup does); several specs may be\njoined with commas" },
+      "generated matrix: lap2d:NX[xNY] (5-point), lap3d:N[xNYxNZ]\n(7-point), lap3d27:N, convdiff:N (3D upwind convection-diffusion,\nnonsymmetric), circuit:N; add ,dofs=D for D unknowns a grid\npoint (a PDE system numbered point by point: nodes of D rows),\n,perm=SEED for a random symmetric permutation, ,levelorder to\nrelabel the matrix in its lower triangle's level order (as PCG's\nsetup does); several specs may be joined with commas" },
     { O_POLICY, "--policy", "LIST", F_SOLVE, "Runtime (pcg, sptrsv, ilu0):",
       "comma list of the policies listed under 'Policies' below, serial\n(the serial baseline), or all (every policy not marked GPU only,\nplus vendor on a GPU backend); default auto (it says what it chose\nand why under the table). Several policies are compared in one run" },
     { O_SERIAL, "--serial", NULL, F_SOLVE, NULL,
@@ -362,7 +362,7 @@ static int parse_policies(bench_opts *o, const char *list)
     return rc;
 }
 
-/* Split a --gen value into specs. ",perm=SEED", ",seed=S" and ",levelorder"
+/* Split a --gen value into specs. ",perm=SEED", ",seed=S", ",dofs=D" and ",levelorder"
  * belong to the spec before them, every other comma starts a new spec. */
 static int parse_gen(bench_opts *o, const char *value)
 {
@@ -376,12 +376,13 @@ static int parse_gen(bench_opts *o, const char *value)
         char *c = strchr(p, ',');
         if (!c) c = copy + len;
         *c = '\0';
-        if (spec && (!strncmp(p, "perm=", 5) || !strncmp(p, "seed=", 5) || !strcmp(p, "levelorder"))) {
+        if (spec && (!strncmp(p, "perm=", 5) || !strncmp(p, "seed=", 5) || !strncmp(p, "dofs=", 5) ||
+                     !strcmp(p, "levelorder"))) {
             p[-1] = ',';        /* glue back onto the previous spec */
         } else {
             if (spec) {
                 if (!gen_spec_ok(spec)) rc = usage_error("--gen: bad spec '%s' (expected lap2d:NX[xNY], "
-                                                         "lap3d:N[xNYxNZ], lap3d27:N, convdiff:N or circuit:N, optionally ,perm=SEED and ,levelorder)", spec);
+                                                         "lap3d:N[xNYxNZ], lap3d27:N, convdiff:N or circuit:N, optionally ,dofs=D, ,perm=SEED and ,levelorder)", spec);
                 else if (add_input(o, spec, 1)) rc = usage_error("out of memory");
             }
             spec = p;
@@ -391,7 +392,7 @@ static int parse_gen(bench_opts *o, const char *value)
     if (!rc) {
         if (!spec || !*spec || !gen_spec_ok(spec))
             rc = usage_error("--gen: bad spec '%s' (expected lap2d:NX[xNY], lap3d:N[xNYxNZ], "
-                             "lap3d27:N, convdiff:N or circuit:N, optionally ,perm=SEED and ,levelorder)", spec ? spec : value);
+                             "lap3d27:N, convdiff:N or circuit:N, optionally ,dofs=D, ,perm=SEED and ,levelorder)", spec ? spec : value);
         else if (add_input(o, spec, 1)) rc = usage_error("out of memory");
     }
     free(copy);

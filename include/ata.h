@@ -133,8 +133,10 @@ ATA_API ata_status ata_gen_laplace3d(int nx, int ny, int nz, int points, ata_csr
  * neighbours -(1 + c), downwind -1. Nonsymmetric; spec "convdiff:N" (c = 1). */
 ATA_API ata_status ata_gen_convdiff3d(int nx, int ny, int nz, double c, ata_csr **out);
 ATA_API ata_status ata_gen_circuit(int n, uint64_t seed, ata_csr **out);
-/* Parse "lap2d:NX[xNY]", "lap3d:N[xNyxNz]", "lap3d27:N", "circuit:N" with
- * an optional ",perm=SEED" (random symmetric permutation). */
+/* Parse "lap2d:NX[xNY]", "lap3d:N[xNyxNz]", "lap3d27:N", "convdiff:N",
+ * "circuit:N" with optional ",dofs=D" (D unknowns a grid point, numbered
+ * point by point: A kron a dense D x D block), ",perm=SEED" (random
+ * symmetric permutation, after dofs) and ",levelorder". */
 ATA_API ata_status ata_gen_from_spec(const char *spec, ata_csr **out);
 
 /* ------------------------------------------------------------------ */

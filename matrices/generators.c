@@ -425,11 +425,13 @@ ata_status ata_gen_circuit(int n, uint64_t seed, ata_csr **out)
 /* Specs: "lap2d:NX[xNY]", "lap3d:N[xNYxNZ]", "lap3d27:...", "convdiff:...", "circuit:N" */
 /* ------------------------------------------------------------------ */
 
+#define GEN_MAX_DOFS 16
+
 typedef struct {
     char kind[16];
     int dims[3], ndims;
-    int has_perm, has_seed, levelorder;
-    uint64_t perm_seed, seed;
+    int has_perm, has_seed, has_dofs, levelorder;
+    uint64_t perm_seed, seed, dofs;
 } gen_spec;
 
 /* Decimal digits only (no sign, no blanks): strtoull alone would take
@@ -471,13 +473,17 @@ static ata_status spec_option(const char *spec, const char *s, const char *end, 
     if (!eq || !spec_u64(eq + 1, end, &v))
         return ata_fail(ATA_ERR_ARG, "spec '%s': option '%.*s' is not KEY=NUMBER or levelorder", spec, (int)(end - s), s);
     const size_t klen = (size_t)(eq - s);
-    int *has = klen == 4 && !memcmp(s, "perm", 4) ? &g->has_perm : klen == 4 && !memcmp(s, "seed", 4) ? &g->has_seed : NULL;
+    int *has = klen == 4 && !memcmp(s, "perm", 4) ? &g->has_perm : klen == 4 && !memcmp(s, "seed", 4) ? &g->has_seed
+             : klen == 4 && !memcmp(s, "dofs", 4) ? &g->has_dofs : NULL;
     if (!has)
-        return ata_fail(ATA_ERR_ARG, "spec '%s': unknown option '%.*s' (expected perm=SEED, seed=S or levelorder)",
+        return ata_fail(ATA_ERR_ARG, "spec '%s': unknown option '%.*s' (expected perm=SEED, seed=S, dofs=D or levelorder)",
                         spec, (int)klen, s);
     if (*has) return ata_fail(ATA_ERR_ARG, "spec '%s': option '%.*s' given twice", spec, (int)klen, s);
+    if (has == &g->has_dofs && (v < 1 || v > GEN_MAX_DOFS))
+        return ata_fail(ATA_ERR_ARG, "spec '%s': dofs=%llu (1..%d unknowns a point)", spec, (unsigned long long)v,
+                        GEN_MAX_DOFS);
     *has = 1;
-    *(has == &g->has_perm ? &g->perm_seed : &g->seed) = v;
+    *(has == &g->has_perm ? &g->perm_seed : has == &g->has_seed ? &g->seed : &g->dofs) = v;
     return ATA_OK;
 }
 
@@ -487,7 +493,7 @@ static ata_status spec_parse(const char *spec, gen_spec *g)
     const char *colon = strchr(spec, ':');
     if (!colon || colon == spec || colon - spec >= (long)sizeof g->kind)
         return ata_fail(ATA_ERR_ARG, "spec '%s': expected KIND:SIZE (lap2d:NX[xNY], lap3d:N[xNYxNZ], "
-                        "lap3d27:N[xNYxNZ], convdiff:N[xNYxNZ], circuit:N), optionally ,perm=SEED and ,levelorder", spec);
+                        "lap3d27:N[xNYxNZ], convdiff:N[xNYxNZ], circuit:N), optionally ,dofs=D, ,perm=SEED and ,levelorder", spec);
     memcpy(g->kind, spec, (size_t)(colon - spec));
     const char *s = colon + 1, *end = s + strcspn(s, ",");
     if (!spec_dims(s, end, g))
@@ -521,6 +527,34 @@ static ata_status spec_build(const char *spec, const gen_spec *g, ata_csr **out)
                     lap3 ? "N or NXxNYxNZ" : !strcmp(g->kind, "lap2d") ? "NX or NXxNY" : "one size N");
 }
 
+/* ",dofs=D": A PDE system with D unknowns a grid point, numbered point by
+ * point (as PETSc's DMDA numbers them): A (x) B, B = (1 - c) I + c 1 1^T
+ * with c = 1/(2D), symmetric positive definite, so the result keeps A's
+ * symmetry and definiteness. Every row of a point has the same columns:
+ * a node of D rows (cpu_nodes.h), as in SNES ex19's Jacobian (D = 4). */
+static ata_status gen_dofs(const ata_csr *A, int D, ata_csr **out)
+{
+    const long long n = (long long)A->nrows * D, nnz = (long long)A->nnz * D * D;
+    if (n > INT_MAX || nnz > INT_MAX)
+        return ata_fail(ATA_ERR_ARG, "dofs=%d: %lld rows and %lld entries, over ATA's 32-bit limit", D, n, nnz);
+    ata_csr *K;
+    ATA_TRY(ata_csr_alloc((int)n, (int)((long long)A->ncols * D), (int)nnz, &K));
+    const double c = 0.5 / D;
+    long long w = 0;
+    K->rowptr[0] = 0;
+    for (int i = 0; i < A->nrows; i++)
+        for (int a = 0; a < D; a++) {
+            for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
+                for (int e = 0; e < D; e++, w++) {
+                    K->col[w] = A->col[q] * D + e;
+                    K->val[w] = A->val[q] * ((a == e ? 1 - c : 0) + c);
+                }
+            K->rowptr[i * D + a + 1] = (int)w;
+        }
+    *out = K;
+    return ATA_OK;
+}
+
 /* A relabelled into its lower triangle's level order (rows by level, by
  * index inside a level): the order PCG's setup gives A before it factors,
  * so that a triangular solve on it needs no permutation (",levelorder"). */
@@ -548,6 +582,12 @@ ata_status ata_gen_from_spec(const char *spec, ata_csr **out)
     ata_csr *A;
     ATA_TRY(spec_build(spec, &g, &A));
     ata_status st = ATA_OK;
+    if (g.has_dofs && g.dofs > 1) {
+        ata_csr *K = NULL;
+        st = gen_dofs(A, (int)g.dofs, &K);
+        ata_csr_free(A);
+        A = K;
+    }
     if (g.has_perm) {
         int *perm = NULL;
         ata_csr *P = NULL;

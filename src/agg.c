@@ -286,13 +286,13 @@ static int has_entry(const int *ptr, const int *idx, int row, int col)
     return 0;
 }
 
-static ata_status build_chain(agg_result *r, const dag *d, const int *ptr, const int *idx, int preds,
-                              ata_uplo uplo, int cap)
+/* Blocks (rows along the solve direction, each needing the one before,
+ * cut at cap) into bstart[0..nb], blk[row], and their levels (the longest
+ * path of blocks before each) into lev[0..nb) (zeroed by the caller). */
+static void chain_blocks(int n, const int *ptr, const int *idx, int preds, ata_uplo uplo, int cap, int *bstart,
+                         int *blk, int *lev, int *nb_out, int *nlev_out)
 {
-    const int n = d->n;
-    int *bstart = mem_alloc(((size_t)n + 1) * sizeof *bstart), *blk = mem_alloc(((size_t)n + 1) * sizeof *blk);
-    int *lev = NULL, *cnt = NULL, nb = 0, nlev = 0;
-    if (!bstart || !blk) goto nomem;
+    int nb = 0, nlev = 0;
     for (int t = 0; t < n; t++) {
         const int i = t_row(n, uplo, t), prev = t ? t_row(n, uplo, t - 1) : -1;
         /* pull: row i lists its predecessors; push: row prev lists its successors */
@@ -301,7 +301,6 @@ static ata_status build_chain(agg_result *r, const dag *d, const int *ptr, const
         blk[i] = nb - 1;
     }
     bstart[nb] = n;
-    if (!(lev = mem_calloc((size_t)nb + 1, sizeof *lev))) goto nomem;
     /* Blocks in solve order: a block's predecessors are in earlier ones. */
     for (int b = 0; b < nb; b++)
         for (int t = bstart[b]; t < bstart[b + 1]; t++) {
@@ -314,6 +313,45 @@ static ata_status build_chain(agg_result *r, const dag *d, const int *ptr, const
             }
             if (lev[b] + 1 > nlev) nlev = lev[b] + 1;
         }
+    *nb_out = nb;
+    *nlev_out = nlev;
+}
+
+#define AGG_CHAIN_ALIGN 12      /* nodes of 1, 2, 3, 4 or 6 rows */
+
+ata_status agg_chain_cap(int n, const int *ptr, const int *idx, int preds, ata_uplo uplo, int ways, int *cap)
+{
+    *cap = n > 0 ? n : 1;
+    if (n < 2) return ATA_OK;
+    int *bstart = mem_alloc(((size_t)n + 1) * sizeof *bstart), *blk = mem_alloc(((size_t)n + 1) * sizeof *blk);
+    int *lev = mem_calloc((size_t)n + 1, sizeof *lev), nb, nlev;
+    if (!bstart || !blk || !lev) {
+        free(bstart); free(blk); free(lev);
+        return ata_fail(ATA_ERR_NOMEM, "aggregation: out of memory (n = %d)", n);
+    }
+    chain_blocks(n, ptr, idx, preds, uplo, n, bstart, blk, lev, &nb, &nlev);
+    /* Too few whole chains a level for the workers: cut each into `ways`,
+     * at a multiple of AGG_CHAIN_ALIGN rows, so that the cuts of every line
+     * fall between the same nodes of a PDE system (a cut inside a node
+     * makes a line's first piece wait for the last piece of the line
+     * before: on ex19's factor, every level of blocks one block). */
+    if (ways > 1 && (long long)nb < (long long)ways * nlev) {
+        const long long mean = (n + (long long)nb - 1) / nb, piece = (mean + ways - 1) / ways;
+        const long long c = (piece + AGG_CHAIN_ALIGN - 1) / AGG_CHAIN_ALIGN * AGG_CHAIN_ALIGN;
+        *cap = (int)(c < n ? c : n);
+    }
+    free(bstart); free(blk); free(lev);
+    return ATA_OK;
+}
+
+static ata_status build_chain(agg_result *r, const dag *d, const int *ptr, const int *idx, int preds,
+                              ata_uplo uplo, int cap)
+{
+    const int n = d->n;
+    int *bstart = mem_alloc(((size_t)n + 1) * sizeof *bstart), *blk = mem_alloc(((size_t)n + 1) * sizeof *blk);
+    int *lev = NULL, *cnt = NULL, nb = 0, nlev = 0;
+    if (!bstart || !blk || !(lev = mem_calloc((size_t)n + 1, sizeof *lev))) goto nomem;
+    chain_blocks(n, ptr, idx, preds, uplo, cap, bstart, blk, lev, &nb, &nlev);
     r->natasks = nlev;
     r->nblocks = nb;
     r->block_ptr = mem_alloc(((size_t)nb + 1) * sizeof *r->block_ptr);

@@ -84,7 +84,17 @@ static ata_status choose_S(ata_plan *p, int *S)
      * probes (they are timed runs, and a pass over the pattern for the
      * cache's key: 30 ms of a PCG setup at lap3d:100). */
     const unsigned fl = policy_get(p->opt.policy)->flags;
-    if (fl & POLICY_BLOCKS) { *S = POLICY_CHAIN_CAP; return ATA_OK; }
+    if (fl & POLICY_BLOCKS) {
+        /* The CPU: blocks as long as its workers allow (agg_chain_cap):
+         * a worker streams a block's rows in place, and a new block costs
+         * it the restart of its streams (ex19's 149k-row factor on one
+         * worker, cold: blocks of 256 rows 4.0 ms a solve, whole lines of
+         * 772 2.4). */
+        if (ctx->backend != ATA_BACKEND_CPU || ctx->threads < 1) { *S = POLICY_CHAIN_CAP; return ATA_OK; }
+        const int preds = p->kind == PLAN_ILU0 || p->opt.traversal == ATA_PULL;
+        return agg_chain_cap(p->n, p->T->rowptr, p->T->col, preds, p->kind == PLAN_ILU0 ? ATA_LOWER : p->opt.uplo,
+                             ctx->threads, S);
+    }
     if (!(fl & POLICY_USES_S)) { *S = 1; return ATA_OK; }
     /* auto on the CPU: levels as they are (S_min) unless they are thin runs
      * of chained rows (plan_resolve_policy); no probes either way (five

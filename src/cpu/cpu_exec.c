@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cpu_exec.h"
+#include "cpu_nodes.h"
 #include "csr.h"
 #include "error.h"
 #include "ilu0_row.h"
@@ -350,8 +351,25 @@ static inline __attribute__((always_inline)) int pull_width(exec_job *J, int k0,
 
 /* toff: row k of the stored T is k + toff (cpu_plan.tbase: a segmented
  * plan keeps T in the order its workers run it), except by row (INDEX). */
+/* The plan's triangle as cpu_nodes reads it (by row through the order, or
+ * by position). */
+static cpu_nodes_view nodes_view(const ata_plan *p)
+{
+    const int lower = p->opt.uplo == ATA_LOWER;
+    return (cpu_nodes_view){ p->T->rowptr, p->T->col, p->T->val, lower,
+                             p->opt.diag == ATA_UNIT ? 0 : lower ? 1 : 2, p->diag_inv,
+                             cpu_plan_of(p)->order_identity ? NULL : p->sched.order };
+}
+
 static int pull_block(exec_job *J, int k0, int k1, int toff, int tracked)
 {
+    const cpu_plan *cp = cpu_plan_of(J->p);
+    if (J->nrhs == 1 && !tracked && !J->publish && cp->node_len) {
+        const cpu_nodes_view v = nodes_view(J->p);
+        if (cpu_nodes_pull1(&v, cp->node_len, toff, k0, k1, J->b, J->x) != 0)
+            note_bad_range(J, J->x, k0, k1, toff, v.order ? PULL_INDEX : PULL_DIRECT, 1);
+        return 0;
+    }
     if (J->nrhs == 1 && !tracked && !J->publish) {
         pull_one(J, k0, k1, toff, cpu_plan_of(J->p)->fval != NULL);
         return 0;
@@ -1039,12 +1057,44 @@ static ata_status layout_f32(ata_plan *p)
     return ATA_OK;
 }
 
+/* Nodes (cpu_nodes.h) where a pull solves in place (by row or in order) on
+ * doubles, kept where at least one row in CPU_NODES_MIN_SHARE is a node's
+ * second or later: else the plain row loop, untouched. Found on T's final
+ * layout, segment by segment where T is in worker order. */
+#define CPU_NODES_MIN_SHARE 4
+static ata_status layout_nodes(ata_plan *p)
+{
+    cpu_plan *cp = cpu_plan_of(p);
+    if (p->kind != PLAN_SPTRSV || p->opt.traversal != ATA_PULL || !cp->by_row || p->values_f32) return ATA_OK;
+    const int n = p->n;
+    unsigned char *len = mem_alloc((size_t)n + 1);
+    if (!len) return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
+    const cpu_nodes_view v = nodes_view(p);
+    long long inner = 0;
+    if (cp->tbase)
+        for (int s = 0; s < cp->segs.nseg; s++)
+            inner += cpu_nodes_find(&v, cp->tbase[s] - cp->segs.lo[s], cp->segs.lo[s], cp->segs.hi[s], len);
+    else
+        inner = cpu_nodes_find(&v, 0, 0, n, len);
+    if (inner * CPU_NODES_MIN_SHARE < n) {
+        free(len);
+        return ATA_OK;
+    }
+    cp->node_len = len;
+    p->info.plan_bytes += (size_t)n;
+    const size_t used = strlen(p->choice);
+    snprintf(p->choice + used, sizeof p->choice - used, "; nodes: %lld of %d rows share a node's columns", inner, n);
+    if (cp->choice_base) cp->choice_base = strlen(p->choice);     /* the timings' part comes after */
+    return ATA_OK;
+}
+
 ata_status cpu_exec_layout(ata_plan *p)
 {
     exec_choose_threads(p);
     ATA_TRY(layout_positions(p));
     ATA_TRY(layout_segments(p));
-    return layout_f32(p);
+    ATA_TRY(layout_f32(p));
+    return layout_nodes(p);
 }
 
 /* Where the layout renumbered T's rows (staged, or in worker order): for
@@ -1260,6 +1310,7 @@ void cpu_exec_release(ata_plan *p)
     cpu_sched_free(&cp->segs);
     free(cp->tbase);
     free(cp->seg_order);
+    free(cp->node_len);
     free(cp->fval);
     free(cp->vrow);
     free(cp->vmsrc);

@@ -25,6 +25,8 @@ typedef struct cpu_plan {
                                columns and xpos are worker positions too */
     int t_by_row;           /* layout only: a staged plan's T still by row
                                (copied once, straight into worker order) */
+    unsigned char *node_len; /* pull by row or in order, one column: nodes from
+                               each position (cpu_nodes.h); NULL: none found */
     int *seg_order;         /* segmented: segments in the order they were made
                                (by position), as one worker runs them */
     /* Policy auto: the first 2 * CPU_TUNE_SOLVES one-column solves alternate

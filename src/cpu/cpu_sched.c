@@ -94,9 +94,20 @@ static int split_cuts(const builder *B, int u0, int u1, const int *grain, int g0
     cut[0] = u0;
     int p = 1;
     if (grain) {
+        /* A cut goes before or after the block its target falls in,
+         * whichever is nearer (always after: two unequal blocks, the
+         * smaller first, never split). */
         for (int g = g0; g < g1 && p < parts; g++) {
-            for (int k = grain[g]; k < grain[g + 1]; k++) acc += row_cost(B->v, k);
-            while (p < parts && acc * parts >= total * p) { pc[p - 1] = acc - prev; prev = acc; cut[p++] = grain[g + 1]; }
+            long long next = acc;
+            for (int k = grain[g]; k < grain[g + 1]; k++) next += row_cost(B->v, k);
+            while (p < parts && next * parts >= total * p) {
+                if (acc > prev && total * p - acc * parts < next * parts - total * p) {
+                    pc[p - 1] = acc - prev; prev = acc; cut[p++] = grain[g];
+                } else {
+                    pc[p - 1] = next - prev; prev = next; cut[p++] = grain[g + 1];
+                }
+            }
+            acc = next;
         }
     } else {
         for (int k = u0; k < u1 && p < parts; k++) {
