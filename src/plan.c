@@ -183,15 +183,51 @@ static int chained_permille(const ata_csr *T, ata_uplo uplo)
  * and with one (cpu_exec.c). */
 #define AUTO_CHAIN_PERMILLE 500
 #define AUTO_CHAIN_MAX_WIDTH 1024   /* mean rows per level */
-static ata_policy plan_resolve_policy(const ata_context *ctx, const ata_csr *T, int kind, const ata_plan_options *o,
-                                      int *chained)
+#define AUTO_NODES_PERMILLE 250
+
+/* Rows of a lower triangle whose entries left of the diagonal are those of
+ * the row before plus that row (a node's second or later row: a PDE
+ * system numbered point by point, cpu_nodes.h), per mille. Columns sorted. */
+static int node_permille(const ata_csr *T)
 {
-    *chained = -1;
+    const int n = T->nrows;
+    long long c = 0;
+    int prev_lo = 0, prev_len = 0;      /* row i-1's entries left of its diagonal */
+    for (int i = 0; i < n; i++) {
+        const int lo = T->rowptr[i];
+        int len = 0;
+        while (lo + len < T->rowptr[i + 1] && T->col[lo + len] < i) len++;
+        if (i > 0 && len == prev_len + 1 && T->col[lo + len - 1] == i - 1 &&
+            !memcmp(T->col + lo, T->col + prev_lo, (size_t)prev_len * sizeof *T->col))
+            c++;
+        prev_lo = lo;
+        prev_len = len;
+    }
+    return n ? (int)(1000 * c / n) : 0;
+}
+
+/* auto on the CPU (see the comment above). A lower solve whose rows are
+ * chained and mostly in nodes runs chain instead: its lines in place, a
+ * node's rows side by side (cpu_nodes.c), pieces of the lines as a
+ * wavefront on several workers. Measured 2026-11-26 (ata-bench sptrsv,
+ * 2 threads, lap2d:193,dofs=4, ex19's DAG): ca at Eq. 5.2's S 0.97-1.01 ms,
+ * chain 0.64; ex19's ILU(0) L in MatSolve's conditions (the cache flushed
+ * between solves): 1.21 against 1.01, on one worker 1.50 against 0.92. An
+ * upper solve keeps ca: its node rows subtract the node's own entries
+ * first (the reference's order), so they cannot run side by side (ex19's
+ * U: chain 1.55 ms, ca 1.27). */
+static ata_policy plan_resolve_policy(const ata_context *ctx, const ata_csr *T, int kind, const ata_plan_options *o,
+                                      int *chained, int *nodes)
+{
+    *chained = *nodes = -1;
     if (o->policy != ATA_POLICY_AUTO) return o->policy;
     if (ctx->backend != ATA_BACKEND_CPU || (ctx->ops->caps & BACKEND_NO_SCHEDULE)) return ATA_POLICY_CA;
     if (kind == PLAN_SPTRSV && o->traversal != ATA_PULL) return ATA_POLICY_CA;
     *chained = chained_permille(T, kind == PLAN_ILU0 ? ATA_LOWER : o->uplo);
-    return kind == PLAN_ILU0 && *chained >= AUTO_CHAIN_PERMILLE ? ATA_POLICY_CHAIN : ATA_POLICY_CA;
+    if (kind == PLAN_ILU0) return *chained >= AUTO_CHAIN_PERMILLE ? ATA_POLICY_CHAIN : ATA_POLICY_CA;
+    if (*chained < AUTO_CHAIN_PERMILLE || o->uplo != ATA_LOWER) return ATA_POLICY_CA;
+    *nodes = node_permille(T);
+    return *nodes >= AUTO_NODES_PERMILLE ? ATA_POLICY_CHAIN : ATA_POLICY_CA;
 }
 
 /* auto on the CPU: S by Eq. 5.2 (see plan_resolve_policy)? */
@@ -212,9 +248,13 @@ static void plan_describe(ata_plan *p, const dag *d)
     if (w > 0 && (size_t)w < sizeof p->choice && p->auto_chained >= 0 && d && d->nlevels > 0)
         w += snprintf(p->choice + w, sizeof p->choice - w, " (%.1f%% of rows need the row before them, %d rows a "
                       "level: %s; from %d%% below %d rows a level S is Eq. 5.2's)", p->auto_chained / 10.0,
-                      p->n / d->nlevels, p->opt.policy == ATA_POLICY_CHAIN ? "ILU0 on chained rows: chain's blocks in place"
+                      p->n / d->nlevels, p->opt.policy == ATA_POLICY_CHAIN
+                      ? p->auto_nodes >= 0 ? "chained rows in nodes: chain's lines in place" : "ILU0 on chained rows: chain's blocks in place"
                       : p->auto_group ? "thin levels of chained rows" : "levels as they are",
                       AUTO_CHAIN_PERMILLE / 10, AUTO_CHAIN_MAX_WIDTH);
+    if (w > 0 && (size_t)w < sizeof p->choice && p->auto_nodes >= 0)
+        w += snprintf(p->choice + w, sizeof p->choice - w, "; %.1f%% of rows continue a node (chain from %d%%)",
+                      p->auto_nodes / 10.0, AUTO_NODES_PERMILLE / 10);
     const unsigned fl = policy_get(p->opt.policy)->flags;
     if (w > 0 && (size_t)w < sizeof p->choice && (fl & POLICY_USES_S)) {
         if (p->opt.S > 0) w += snprintf(p->choice + w, sizeof p->choice - w, "; S %d (fixed)", in->S);
@@ -239,8 +279,8 @@ static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowe
 {
     double t0 = clock_now();
     ata_plan_options resolved = *opt_in;
-    int chained;
-    resolved.policy = plan_resolve_policy(ctx, T, kind, opt_in, &chained);
+    int chained, nodes;
+    resolved.policy = plan_resolve_policy(ctx, T, kind, opt_in, &chained, &nodes);
     const ata_plan_options *opt = &resolved;
     const policy_desc *pd = policy_get(opt->policy);
     /* (a backend that schedules nothing runs no policy: any known one will do) */
@@ -254,6 +294,7 @@ static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowe
     p->opt = *opt;
     p->auto_policy = opt_in->policy == ATA_POLICY_AUTO;
     p->auto_chained = chained;
+    p->auto_nodes = nodes;
     p->n = T->nrows;
     p->T = T;
     p->Tu = Tu;

@@ -59,6 +59,9 @@ struct ata_plan {
                                resolved to) */
     int auto_chained;       /* auto on the CPU: rows chained to the one before,
                                per mille (-1: not looked at) */
+    int auto_nodes;         /* auto on the CPU, a chained lower solve: rows that
+                               continue a node (plan.c), per mille (-1: not
+                               looked at) */
     int auto_group;         /* auto on the CPU: thin levels of chained rows,
                                grouped by Eq. 5.2's S on a cost model (plan.c) */
     int diag_inv;           /* non-unit: T's diagonal entries hold 1/d and the

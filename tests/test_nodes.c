@@ -3,7 +3,7 @@
  * solves through them bitwise the reference's, lower and upper, unit and
  * not, by row and in order, on 1 to 3 workers, with blocks cut inside a
  * node; a non-finite x inside a node named as the reference names it; an
- * ILU(0) factor's solves bitwise the serial factor's. */
+ * ILU(0) factor's solves bitwise the serial factor's; what auto chooses. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +165,34 @@ static void test_nodes_factor(void **state)
     ata_csr_free(A);
 }
 
+/* auto on the CPU: chain for a chained lower solve in nodes, ca for its
+ * upper one and for rows without nodes (plan.c, plan_resolve_policy). */
+static void test_nodes_auto(void **state)
+{
+    (void)state;
+    ata_context *ctx = tu_cpu_context(2);
+    const struct { const char *spec; ata_uplo uplo; ata_policy want; } cases[] = {
+        { "lap2d:30,dofs=4", ATA_LOWER, ATA_POLICY_CHAIN }, { "lap2d:30,dofs=4", ATA_UPPER, ATA_POLICY_CA },
+        { "lap2d:60", ATA_LOWER, ATA_POLICY_CA }, { "lap2d:30,dofs=4,perm=2", ATA_LOWER, ATA_POLICY_CA },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        ata_csr *A;
+        TU_OK(ata_gen_from_spec(cases[c].spec, &A));
+        ata_plan_options po = ata_plan_defaults();
+        po.uplo = cases[c].uplo;
+        ata_plan *p;
+        TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
+        ata_plan_info in;
+        TU_OK(ata_plan_get_info(p, &in));
+        if (in.policy != cases[c].want)
+            fail_msg("%s %s: auto chose %s, not %s (%s)", cases[c].spec, cases[c].uplo == ATA_LOWER ? "lower" : "upper",
+                     ata_policy_name(in.policy), ata_policy_name(cases[c].want), ata_plan_choice(p));
+        ata_plan_destroy(p);
+        ata_csr_free(A);
+    }
+    ata_context_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -172,6 +200,7 @@ int main(void)
         cmocka_unit_test(test_nodes_absent),
         cmocka_unit_test(test_nodes_nonfinite),
         cmocka_unit_test(test_nodes_factor),
+        cmocka_unit_test(test_nodes_auto),
     };
     return cmocka_run_group_tests_name("nodes", tests, NULL, NULL);
 }

@@ -129,28 +129,35 @@ static inline __attribute__((always_inline)) double node_rows(const int *restric
 #undef NODE_ROW
 #undef NODE_FIN
 
+/* The node at position k (cut at k1): its rows; returns how many. */
+static inline __attribute__((always_inline)) int one_node(const cpu_nodes_view *v, const unsigned char *len, int toff,
+                                                         int k, int k1, const double *restrict b, double *x,
+                                                         double *nf, const int index, const int lower, const int dk,
+                                                         const int inv)
+{
+    const int *restrict Tp = v->rowptr, *restrict Tj = v->col, *restrict order = v->order;
+    const double *restrict Tx = v->val;
+    int s = len[k];
+    if (s > k1 - k) s = k1 - k;
+    const int r = index ? order[k] : k, t = index ? r : k + toff;
+    const int step = s > 1 && index ? order[k + 1] - r : 1;
+    switch (s) {
+    case 5: *nf += node_rows(Tp, Tj, Tx, b, x, t, r, step, 5, lower, dk, inv); break;
+    case 4: *nf += node_rows(Tp, Tj, Tx, b, x, t, r, step, 4, lower, dk, inv); break;
+    case 3: *nf += node_rows(Tp, Tj, Tx, b, x, t, r, step, 3, lower, dk, inv); break;
+    case 2: *nf += node_rows(Tp, Tj, Tx, b, x, t, r, step, 2, lower, dk, inv); break;
+    default: *nf += node_rows(Tp, Tj, Tx, b, x, t, r, step, 1, lower, dk, inv); break;
+    }
+    return s;
+}
+
 static inline __attribute__((always_inline)) double pull_nodes(const cpu_nodes_view *v, const unsigned char *len,
                                                                int toff, int k0, int k1, const double *restrict b,
                                                                double *x, const int index, const int lower,
                                                                const int dk, const int inv)
 {
-    const int *restrict Tp = v->rowptr, *restrict Tj = v->col, *restrict order = v->order;
-    const double *restrict Tx = v->val;
     double nf = 0;
-    for (int k = k0; k < k1;) {
-        int s = len[k];
-        if (s > k1 - k) s = k1 - k;
-        const int r = index ? order[k] : k, t = index ? r : k + toff;
-        const int step = s > 1 && index ? order[k + 1] - r : 1;
-        switch (s) {
-        case 5: nf += node_rows(Tp, Tj, Tx, b, x, t, r, step, 5, lower, dk, inv); break;
-        case 4: nf += node_rows(Tp, Tj, Tx, b, x, t, r, step, 4, lower, dk, inv); break;
-        case 3: nf += node_rows(Tp, Tj, Tx, b, x, t, r, step, 3, lower, dk, inv); break;
-        case 2: nf += node_rows(Tp, Tj, Tx, b, x, t, r, step, 2, lower, dk, inv); break;
-        default: nf += node_rows(Tp, Tj, Tx, b, x, t, r, step, 1, lower, dk, inv); break;
-        }
-        k += s;
-    }
+    while (k0 < k1) k0 += one_node(v, len, toff, k0, k1, b, x, &nf, index, lower, dk, inv);
     return nf;
 }
 
