@@ -16,9 +16,10 @@
 # 2000000 and 4000000 (320, 1004, 1418 and 2004 levels in the lower
 # triangle) in SpTS and PCG, and the 2D Laplacian on a 4000 x 250 strip in
 # natural order (lap2d:4000x250: 10^6 rows, 4249 levels of at most 250 rows)
-# in SpTS. ATA_BENCH_SIZE=small runs circuit:20000 and circuit:100000 (145
-# and 320 levels) and the strip lap2d:2000x20 (2019 levels of at most 20
-# rows) instead. `ata-bench write --gen SPEC FILE.mtx` writes any of them
+# and a PDE system with ex19's DAG (lap2d:193,dofs=4) in SpTS.
+# ATA_BENCH_SIZE=small runs circuit:20000 and circuit:100000 (145 and 320
+# levels), the strip lap2d:2000x20 (2019 levels of at most 20 rows) and
+# lap2d:40,dofs=4 instead. `ata-bench write --gen SPEC FILE.mtx` writes any of them
 # for another solver.
 #
 # Cases known to fail are not run, and the summary says why: PCG on
@@ -57,7 +58,7 @@ say() { echo "$*" | tee -a "$SUMMARY"; }
 if [ "${ATA_BENCH_SIZE:-}" = small ]; then
   LAP2D=lap2d:200; LAP3D=lap3d:40; LAP3D27=lap3d27:20; CIRC=circuit:100000; CIRC_SMALL=circuit:20000
   PCG_2D=lap2d:100; PCG_27=lap3d27:15; PCG_PERM=lap3d:20,perm=1
-  DEEP_CIRC=circuit:20000,circuit:100000; DEEP_STRIP=lap2d:2000x20
+  DEEP_CIRC=circuit:20000,circuit:100000; DEEP_STRIP=lap2d:2000x20,lap2d:40,dofs=4
 else
   LAP2D=lap2d:1000; LAP3D=lap3d:100; LAP3D27=lap3d27:50; CIRC=circuit:1000000; CIRC_SMALL=circuit:100000
   # PCG iterates: the 10^6 2D Laplacian needs ~540 iterations per policy,
@@ -68,7 +69,9 @@ else
   # Deep DAGs: circuit-like matrices with 320 to 2004 levels, and a narrow
   # 2D strip with 4249 levels (PCG leaves the strip out: its iteration count
   # grows with the strip's length).
-  DEEP_CIRC=circuit:100000,circuit:1000000,circuit:2000000,circuit:4000000; DEEP_STRIP=lap2d:4000x250
+  # lap2d:193,dofs=4: a PDE system with 4 unknowns a point, the DAG of
+  # PETSc's SNES ex19 Jacobian at 193x193 (1540 levels of 96 rows, nodes).
+  DEEP_CIRC=circuit:100000,circuit:1000000,circuit:2000000,circuit:4000000; DEEP_STRIP=lap2d:4000x250,lap2d:193,dofs=4
 fi
 
 # Real matrices, when present.
