@@ -349,8 +349,6 @@ static inline __attribute__((always_inline)) int pull_width(exec_job *J, int k0,
     }
 }
 
-/* toff: row k of the stored T is k + toff (cpu_plan.tbase: a segmented
- * plan keeps T in the order its workers run it), except by row (INDEX). */
 /* The plan's triangle as cpu_nodes reads it (by row through the order, or
  * by position). */
 static cpu_nodes_view nodes_view(const ata_plan *p)
@@ -361,6 +359,10 @@ static cpu_nodes_view nodes_view(const ata_plan *p)
                              cpu_plan_of(p)->order_identity ? NULL : p->sched.order };
 }
 
+/* toff: row k of the stored T is k + toff (cpu_plan.tbase: a segmented
+ * plan keeps T in the order its workers run it), except by row (INDEX).
+ * One column with nothing to wait for or publish: through nodes where the
+ * plan has them, else the lean kernel. */
 static int pull_block(exec_job *J, int k0, int k1, int toff, int tracked)
 {
     const cpu_plan *cp = cpu_plan_of(J->p);
