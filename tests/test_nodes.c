@@ -26,7 +26,7 @@ static int check_plan(ata_context *ctx, const ata_csr *A, const char *name, ata_
     po.diag = diag;
     ata_plan *p;
     TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
-    for (int rep = 0; rep < 2; rep++) {
+    for (int rep = 0; rep < (pol == ATA_POLICY_AUTO ? 8 : 2); rep++) {    /* auto: its timed solves on one worker and all */
         memset(x, 0, n * sizeof *x);
         TU_OK(ata_sptrsv(p, b, x));
         if (!tu_bitwise_equal(x, xr, n))
