@@ -86,10 +86,9 @@ static ata_status choose_S(ata_plan *p, int *S)
     const unsigned fl = policy_get(p->opt.policy)->flags;
     if (fl & POLICY_BLOCKS) {
         /* The CPU: blocks as long as its workers allow (agg_chain_cap):
-         * a worker streams a block's rows in place, and a new block costs
-         * it the restart of its streams (ex19's 149k-row factor on one
-         * worker, cold: blocks of 256 rows 4.0 ms a solve, whole lines of
-         * 772 2.4). */
+         * short blocks cost a worker (ex19's 149k-row factor on one worker,
+         * cold, runs back to back: blocks of 256 rows 4.0 ms a solve, whole
+         * lines of 772 2.4; README). */
         if (ctx->backend != ATA_BACKEND_CPU || ctx->threads < 1) { *S = POLICY_CHAIN_CAP; return ATA_OK; }
         const int preds = p->kind == PLAN_ILU0 || p->opt.traversal == ATA_PULL;
         return agg_chain_cap(p->n, p->T->rowptr, p->T->col, preds, p->kind == PLAN_ILU0 ? ATA_LOWER : p->opt.uplo,
