@@ -89,10 +89,12 @@ static ata_status choose_S(ata_plan *p, int *S)
          * short blocks cost a worker (ex19's 149k-row factor on one worker,
          * cold, runs back to back: blocks of 256 rows 4.0 ms a solve, whole
          * lines of 772 2.4; README). */
-        if (ctx->backend != ATA_BACKEND_CPU || ctx->threads < 1) { *S = POLICY_CHAIN_CAP; return ATA_OK; }
+        if (ctx->backend != ATA_BACKEND_CPU || !ctx->pool) { *S = POLICY_CHAIN_CAP; return ATA_OK; }
         const int preds = p->kind == PLAN_ILU0 || p->opt.traversal == ATA_PULL;
+        /* the workers a solve runs on (never more than the CPUs this
+         * process may use), as the layout counts them */
         return agg_chain_cap(p->n, p->T->rowptr, p->T->col, preds, p->kind == PLAN_ILU0 ? ATA_LOWER : p->opt.uplo,
-                             ctx->threads, S);
+                             cpu_pool_workers(ctx->pool), S);
     }
     if (!(fl & POLICY_USES_S)) { *S = 1; return ATA_OK; }
     /* auto on the CPU: levels as they are (S_min) unless they are thin runs
