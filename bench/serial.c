@@ -2,7 +2,8 @@
  * the "vs serial" column): the triangle is extracted once into the layout a
  * serial solver wants (timed, and reported as the row's analysis), then solved
  * by a tight loop in the manner of CSparse: pull walks CSR rows with the
- * diagonal last (lower) or first (upper), as cs_ltsolve/cs_utsolve walk the
+ * diagonal last (lower) or first (upper; its row read backwards, far to near
+ * as the reference), as cs_ltsolve/cs_utsolve walk the
  * columns of the transpose; push walks CSC columns with the diagonal first
  * (lower) or last (upper), as cs_lsolve/cs_usolve. No checks in the loop: the
  * extraction has already refused a missing or zero diagonal.
@@ -99,7 +100,7 @@ void serial_tri_solve(const serial_tri *T, const double *restrict b, double *res
         for (int i = n - 1; i >= 0; i--) {
             int p = ptr[i] + !unit, e = ptr[i + 1];
             double s = b[i];
-            for (; p < e; p++) s -= val[p] * x[idx[p]];
+            while (e > p) { e--; s -= val[e] * x[idx[e]]; }     /* far to near, as the reference */
             x[i] = unit ? s : s / val[ptr[i]];
         }
     } else if (T->uplo == ATA_LOWER) {

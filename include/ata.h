@@ -146,7 +146,9 @@ typedef enum { ATA_LOWER = 0, ATA_UPPER = 1 } ata_uplo;
 typedef enum { ATA_NON_UNIT = 0, ATA_UNIT = 1 } ata_diag;
 
 /* Pull over CSR: T holds at least the `uplo` triangle (other entries are
- * ignored). Non-unit needs every diagonal stored and nonzero. */
+ * ignored). Non-unit needs every diagonal stored and nonzero. A row's
+ * products are subtracted far to near (lower: in stored order; upper: in
+ * reverse stored order), as every pull executor of the runtime does. */
 ATA_API ata_status ata_ref_sptrsv_csr(const ata_csr *T, ata_uplo uplo, ata_diag diag,
                               const double *b, double *x);
 /* Push over CSC: Tc is the CSC of the triangular matrix (CSR of T^T). */

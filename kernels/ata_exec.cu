@@ -82,10 +82,10 @@
  * warp's error it returns too. The host reports "no progress for N s".
  *
  * Arithmetic. Pull: x_i = (b_i - sum of t_ij x_j over the row's off-diagonal
- * entries in stored order) / t_ii, exactly the serial reference's order: the
- * G lanes of a group form G products at once (after each lane's own acquire of
- * its predecessor), then every lane of the group subtracts them in stored
- * order from shuffles, so the sum is bitwise the reference's. ILU0: one k at a
+ * entries far to near: far_first) / t_ii, exactly the serial reference's
+ * order: the G lanes of a group form G products at once (after each lane's
+ * own acquire of its predecessor), then every lane of the group subtracts
+ * them in that order from shuffles, so the sum is bitwise the reference's. ILU0: one k at a
  * time in stored order (IKJ), lanes update distinct entries of row i, so every
  * entry sees the reference's sequence of operations. Push accumulates with
  * fp64 atomics (order-dependent; 1e-12 relative). */
@@ -186,6 +186,14 @@ __device__ __forceinline__ void publish_flag(const ata_gpu_args &a, bool mine, i
 }
 
 /* ------------------------------------------------------------------ pull */
+/* Where a row's q-th entry in summation order is stored (q in [lo, hi),
+ * the off-diagonal entries): far to near, as the reference (lower rows
+ * forwards, upper rows backwards), so x solved just before comes last. */
+__device__ __forceinline__ int far_first(const ata_gpu_args &a, int lo, int hi, int q)
+{
+    return a.lower ? q : lo + hi - 1 - q;
+}
+
 /* Rows at positions p0 .. p0+cnt-1 (cnt <= NG). Returns 1 to abort.
  * VALUE: the wait on the value (the file comment); else on done flags. */
 template <bool TRACKED, bool VALUE>
@@ -212,8 +220,8 @@ __device__ __forceinline__ int pull_window(const ata_gpu_args &a, int p0, int cn
     bool fin = !has;
     int q = base + w.lig;
     bool inr = has && q < hi;
-    int j = inr ? ata_ldg(&a.idx[q]) : 0;
-    double v = inr ? ata_ldg(&a.val[q]) : 0.0;
+    int j = inr ? ata_ldg(&a.idx[far_first(a, lo, hi, q)]) : 0;
+    double v = inr ? ata_ldg(&a.val[far_first(a, lo, hi, q)]) : 0.0;
     bool rdy = !inr;
     double prod = 0.0;
     if (!TRACKED && inr) { ata_dep(); prod = ATA_DMUL(v, ata_ld(&a.x[j])); rdy = true; }
@@ -270,8 +278,8 @@ __device__ __forceinline__ int pull_window(const ata_gpu_args &a, int p0, int cn
             } else {
                 q = base + w.lig;
                 inr = q < hi;
-                j = inr ? ata_ldg(&a.idx[q]) : 0;
-                v = inr ? ata_ldg(&a.val[q]) : 0.0;
+                j = inr ? ata_ldg(&a.idx[far_first(a, lo, hi, q)]) : 0;
+                v = inr ? ata_ldg(&a.val[far_first(a, lo, hi, q)]) : 0.0;
                 rdy = !inr;
                 prod = 0.0;
                 if (!TRACKED && inr) { ata_dep(); prod = ATA_DMUL(v, ata_ld(&a.x[j])); rdy = true; }
@@ -314,8 +322,8 @@ struct block_hub {
  * base + lig + GL k): it polls every entry of the stage not yet seen in
  * one batch (independent loads, one round trip for all), and the stage is
  * consumed once all of it is ready:
- *   G = 1 (a thread per row): subtracted in stored order by the lane;
- *   G > 1: the group subtracts the G x ROW_K products in stored order from
+ *   G = 1 (a thread per row): subtracted in far_first order by the lane;
+ *   G > 1: the group subtracts the G x ROW_K products in far_first order from
  *     shuffles (every lane the same chain): bitwise the reference's;
  *   split: each lane accumulates its own entries (l, l + W, ..) in order,
  *     then a fixed xor tree sums the lanes (the same bits every run);
@@ -369,8 +377,8 @@ __device__ __forceinline__ int pull_elastic(const ata_gpu_args &a, int p0, int m
         for (int k = 0; k < ROW_K; k++) {                                              \
             const int q = base + lig + G * k;                                          \
             if (!ldone && q < hi) {                                                    \
-                jk[k] = ata_ldg(&a.idx[q]);                                            \
-                vk[k] = ata_ldg(&a.val[q]);                                            \
+                jk[k] = ata_ldg(&a.idx[far_first(a, lo, hi, q)]);                      \
+                vk[k] = ata_ldg(&a.val[far_first(a, lo, hi, q)]);                      \
                 need |= 1u << k;                                                       \
             }                                                                          \
         }                                                                              \

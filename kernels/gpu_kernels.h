@@ -41,7 +41,7 @@ enum { ATA_GPU_WAIT_FLAG = 0, ATA_GPU_WAIT_VALUE = 1 };
  * loading up to ATA_GPU_ROW_K entries of its row per round (a thread per
  * row up to ROW_K entries, then groups of 2, 4, .. W lanes), or one row
  * split between the whole warp (a hub: more than ATA_GPU_HUB(W) entries;
- * partial sums per lane in stored order, then a fixed tree: the same bits
+ * partial sums per lane far to near, then a fixed tree: the same bits
  * every run, not the reference's). WIN_FWD: a thread-per-row window whose
  * rows depend on each other; the values pass between its lanes by
  * shuffles, not through L2. WIN_BLOCK (with WIN_SPLIT; ATA_GPU_MAP=elastic,

@@ -4,7 +4,7 @@
  * NULL: krylov_ops composes them from spmv, axpby and dot), so results stay
  * bitwise those of the reference. A plan's T is solved as stored: the
  * triangle of a pull plan (or a whole matrix it borrows: ata_ref_sptrsv_csr
- * reads only the triangle, in stored order, so the bits do not change), the
+ * reads only the triangle, in its own order, so the bits do not change), the
  * CSC of a push plan; an ILU0 plan's T is factored by ata_ref_ilu0. */
 #include <stdlib.h>
 #include <string.h>

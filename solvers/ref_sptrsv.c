@@ -1,7 +1,12 @@
 /* ref_sptrsv.c - serial reference triangular solves (Algorithm 5).
  * Pull over CSR: x_i = (b_i - sum_{j in row i, off-diagonal} t_ij x_j) / t_ii,
- * summing in stored order. Every runtime pull executor sums in the same
- * order, which is what makes its result bitwise equal to this one. With
+ * summing far to near: a lower row in stored order, an upper row in reverse
+ * stored order (rows sorted by column: the x solved longest ago first). The
+ * x solved just before row i then comes last, so a row's other products
+ * need not wait for it: a chain of rows (natural order, a node) costs one
+ * product a row on its critical path, not the whole row. It is also the
+ * order push (below) subtracts in. Every runtime pull executor sums in the
+ * same order, which is what makes its result bitwise equal to this one. With
  * `inv` (a factor's plans: plan_desc.diag_inv) the stored diagonal is 1/t_ii
  * and multiplies, as the runtime's does then. */
 #include <math.h>
@@ -31,7 +36,8 @@ ata_status ref_sptrsv_csr(const ata_csr *T, ata_uplo uplo, ata_diag diag, int in
         int i = uplo == ATA_LOWER ? k : n - 1 - k;
         double s = b[i], d = 0;
         int has_d = 0;
-        for (int p = Tp[i]; p < Tp[i + 1]; p++) {
+        for (int e = Tp[i]; e < Tp[i + 1]; e++) {
+            const int p = uplo == ATA_LOWER ? e : Tp[i] + Tp[i + 1] - 1 - e;   /* far to near */
             int j = Tj[p];
             if (in_triangle(uplo, i, j)) s -= Tx[p] * x[j];
             else if (j == i) { d = Tx[p]; has_d = 1; }

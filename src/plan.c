@@ -186,20 +186,29 @@ static int chained_permille(const ata_csr *T, ata_uplo uplo)
 #define AUTO_CHAIN_MAX_WIDTH 1024   /* mean rows per level */
 #define AUTO_NODES_PERMILLE 250
 
-/* Rows of a lower triangle whose entries left of the diagonal are those of
- * the row before plus that row (a node's second or later row: a PDE
- * system numbered point by point, cpu_nodes.h), per mille. Columns sorted. */
-static int node_permille(const ata_csr *T)
+/* Rows of a triangle that continue a node (cpu_nodes.h: a PDE system
+ * numbered point by point), per mille: a lower row whose entries left of
+ * the diagonal are those of the row before plus that row; an upper row
+ * whose entries right of it are that row plus those of the row after.
+ * Columns sorted. */
+static int node_permille(const ata_csr *T, ata_uplo uplo)
 {
-    const int n = T->nrows;
+    const int n = T->nrows, up = uplo == ATA_UPPER;
     long long c = 0;
-    int prev_lo = 0, prev_len = 0;      /* row i-1's entries left of its diagonal */
-    for (int i = 0; i < n; i++) {
-        const int lo = T->rowptr[i];
-        int len = 0;
-        while (lo + len < T->rowptr[i + 1] && T->col[lo + len] < i) len++;
-        if (i > 0 && len == prev_len + 1 && T->col[lo + len - 1] == i - 1 &&
-            !memcmp(T->col + lo, T->col + prev_lo, (size_t)prev_len * sizeof *T->col))
+    int prev_lo = 0, prev_len = 0;      /* the row solved before: its entries in the triangle */
+    for (int k = 0; k < n; k++) {
+        const int i = up ? n - 1 - k : k, e0 = T->rowptr[i], e1 = T->rowptr[i + 1];
+        int lo = e0, len = 0;
+        if (up) {
+            while (lo < e1 && T->col[lo] <= i) lo++;
+            len = e1 - lo;
+        } else {
+            while (lo + len < e1 && T->col[lo + len] < i) len++;
+        }
+        /* the row solved just before (i -+ 1) and its entries: lower last, upper first */
+        const int near = up ? lo : lo + len - 1, rest = up ? lo + 1 : lo;
+        if (k > 0 && len == prev_len + 1 && T->col[near] == (up ? i + 1 : i - 1) &&
+            !memcmp(T->col + rest, T->col + prev_lo, (size_t)prev_len * sizeof *T->col))
             c++;
         prev_lo = lo;
         prev_len = len;
@@ -213,10 +222,9 @@ static int node_permille(const ata_csr *T)
  * wavefront on several workers. Measured 2026-11-26 (ata-bench sptrsv,
  * 2 threads, lap2d:193,dofs=4, ex19's DAG): ca at Eq. 5.2's S 0.97-1.01 ms,
  * chain 0.64; ex19's ILU(0) L in MatSolve's conditions (the cache flushed
- * between solves): 1.21 against 1.01, on one worker 1.50 against 0.92. An
- * upper solve keeps ca: its node rows subtract the node's own entries
- * first (the reference's order), so they cannot run side by side (ex19's
- * U: chain 1.55 ms, ca 1.27). */
+ * between solves): 1.21 against 1.01, on one worker 1.50 against 0.92.
+ * Upper the same, since rows sum far to near (ref_sptrsv.c) and an upper
+ * node's rows run side by side too. */
 static ata_policy plan_resolve_policy(const ata_context *ctx, const ata_csr *T, int kind, const ata_plan_options *o,
                                       int *chained, int *nodes)
 {
@@ -226,8 +234,8 @@ static ata_policy plan_resolve_policy(const ata_context *ctx, const ata_csr *T, 
     if (kind == PLAN_SPTRSV && o->traversal != ATA_PULL) return ATA_POLICY_CA;
     *chained = chained_permille(T, kind == PLAN_ILU0 ? ATA_LOWER : o->uplo);
     if (kind == PLAN_ILU0) return *chained >= AUTO_CHAIN_PERMILLE ? ATA_POLICY_CHAIN : ATA_POLICY_CA;
-    if (*chained < AUTO_CHAIN_PERMILLE || o->uplo != ATA_LOWER) return ATA_POLICY_CA;
-    *nodes = node_permille(T);
+    if (*chained < AUTO_CHAIN_PERMILLE) return ATA_POLICY_CA;
+    *nodes = node_permille(T, o->uplo);
     return *nodes >= AUTO_NODES_PERMILLE ? ATA_POLICY_CHAIN : ATA_POLICY_CA;
 }
 

@@ -33,7 +33,7 @@ static void manual_apply(const ata_csr *A, ata_precond type, const double *b, do
         TU_OK(ata_ref_sptrsv_csr(LU, ATA_LOWER, ATA_UNIT, b, t));
         for (int i = n - 1; i >= 0; i--) {
             double s = t[i], dinv = 0;
-            for (int q = LU->rowptr[i]; q < LU->rowptr[i + 1]; q++) {
+            for (int q = LU->rowptr[i + 1] - 1; q >= LU->rowptr[i]; q--) {   /* far to near */
                 if (LU->col[q] > i) s -= LU->val[q] * x[LU->col[q]];
                 else if (LU->col[q] == i) dinv = 1.0 / LU->val[q];
             }

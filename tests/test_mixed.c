@@ -43,7 +43,7 @@ static void manual_mixed(const ata_csr *A, const double *b, double *x)
     TU_OK(ata_ref_sptrsv_csr(LU, ATA_LOWER, ATA_UNIT, b, t));
     for (int i = n - 1; i >= 0; i--) {
         double s = t[i], dinv = 0;
-        for (int q = LU->rowptr[i]; q < LU->rowptr[i + 1]; q++) {
+        for (int q = LU->rowptr[i + 1] - 1; q >= LU->rowptr[i]; q--) {   /* far to near */
             if (LU->col[q] > i) s -= LU->val[q] * x[LU->col[q]];
             else if (LU->col[q] == i) dinv = LU->val[q];
         }

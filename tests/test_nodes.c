@@ -165,15 +165,16 @@ static void test_nodes_factor(void **state)
     ata_csr_free(A);
 }
 
-/* auto on the CPU: chain for a chained lower solve in nodes, ca for its
- * upper one and for rows without nodes (plan.c, plan_resolve_policy). */
+/* auto on the CPU: chain for a chained solve in nodes, lower or upper, ca
+ * for rows without nodes (plan.c, plan_resolve_policy). */
 static void test_nodes_auto(void **state)
 {
     (void)state;
     ata_context *ctx = tu_cpu_context(2);
     const struct { const char *spec; ata_uplo uplo; ata_policy want; } cases[] = {
-        { "lap2d:30,dofs=4", ATA_LOWER, ATA_POLICY_CHAIN }, { "lap2d:30,dofs=4", ATA_UPPER, ATA_POLICY_CA },
-        { "lap2d:60", ATA_LOWER, ATA_POLICY_CA }, { "lap2d:30,dofs=4,perm=2", ATA_LOWER, ATA_POLICY_CA },
+        { "lap2d:30,dofs=4", ATA_LOWER, ATA_POLICY_CHAIN }, { "lap2d:30,dofs=4", ATA_UPPER, ATA_POLICY_CHAIN },
+        { "lap2d:60", ATA_LOWER, ATA_POLICY_CA }, { "lap2d:60", ATA_UPPER, ATA_POLICY_CA },
+        { "lap2d:30,dofs=4,perm=2", ATA_LOWER, ATA_POLICY_CA }, { "lap2d:30,dofs=4,perm=2", ATA_UPPER, ATA_POLICY_CA },
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         ata_csr *A;

@@ -244,7 +244,8 @@ static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, 
         }
         if (src == PULL_STAGED) for (int c = 0; c < m; c++) s[c] = xp[(size_t)r * m + c];
         else for (int c = 0; c < m; c++) s[c] = b[r + c * ldb];
-        for (int q = lo; q < hi; q++) {
+        for (int e = lo; e < hi; e++) {
+            const int q = lower ? e : lo + hi - 1 - e;     /* far to near (ref_sptrsv.c) */
             const int j = Tj[q];
             if (tracked && atomic_load_explicit(&done[j], memory_order_acquire) != epoch &&
                 wait_u32(J, &done[j], epoch, order[k], src == PULL_STAGED ? order[j] : j))
@@ -273,9 +274,9 @@ static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, 
  * flags and pointers per row on the stack (callgrind, circuit:1000000 in
  * level order, one worker: 45 instructions a row against a plain loop's
  * 27, and 1.4x its time). The same operations in the same order: the same
- * bits. */
+ * bits. up: an upper row, read backwards (far to near, as the reference). */
 static inline __attribute__((always_inline)) void pull_rows1(exec_job *J, int k0, int k1, int toff, const int src,
-                                                             const int f32, const int dk, const int inv)
+                                                             const int f32, const int up, const int dk, const int inv)
 {
     const ata_plan *p = J->p;
     const int *restrict Tp = p->T->rowptr, *restrict Tj = p->T->col, *restrict order = p->sched.order;
@@ -288,7 +289,8 @@ static inline __attribute__((always_inline)) void pull_rows1(exec_job *J, int k0
         int lo = Tp[tr], hi = Tp[tr + 1];
         const int dq = dk == 1 ? --hi : dk == 2 ? lo++ : 0;
         double s = src == PULL_STAGED ? xp[r] : b[r];
-        for (int q = lo; q < hi; q++) s -= (f32 ? (double)Tf[q] : Tx[q]) * xp[Tj[q]];
+        if (up) for (int q = hi - 1; q >= lo; q--) s -= (f32 ? (double)Tf[q] : Tx[q]) * xp[Tj[q]];
+        else for (int q = lo; q < hi; q++) s -= (f32 ? (double)Tf[q] : Tx[q]) * xp[Tj[q]];
         if (dk) {
             const double d = f32 ? (double)Tf[dq] : Tx[dq];
             s = inv ? s * d : s / d;
@@ -304,9 +306,10 @@ static inline __attribute__((always_inline)) void pull_one_diag(exec_job *J, int
 {
     const ata_plan *p = J->p;
     const int dk = p->opt.diag == ATA_UNIT ? 0 : p->opt.uplo == ATA_LOWER ? 1 : 2;
-    if (dk == 0) pull_rows1(J, k0, k1, toff, src, f32, 0, 0);
-    else if (dk == 1) { if (p->diag_inv) pull_rows1(J, k0, k1, toff, src, f32, 1, 1); else pull_rows1(J, k0, k1, toff, src, f32, 1, 0); }
-    else { if (p->diag_inv) pull_rows1(J, k0, k1, toff, src, f32, 2, 1); else pull_rows1(J, k0, k1, toff, src, f32, 2, 0); }
+    if (dk == 0 && p->opt.uplo == ATA_LOWER) pull_rows1(J, k0, k1, toff, src, f32, 0, 0, 0);
+    else if (dk == 0) pull_rows1(J, k0, k1, toff, src, f32, 1, 0, 0);
+    else if (dk == 1) { if (p->diag_inv) pull_rows1(J, k0, k1, toff, src, f32, 0, 1, 1); else pull_rows1(J, k0, k1, toff, src, f32, 0, 1, 0); }
+    else { if (p->diag_inv) pull_rows1(J, k0, k1, toff, src, f32, 1, 2, 1); else pull_rows1(J, k0, k1, toff, src, f32, 1, 2, 0); }
 }
 
 static void pull_one(exec_job *J, int k0, int k1, int toff, int f32)

@@ -1,7 +1,9 @@
 /* cpu_nodes.c - finding nodes of a triangle and solving with them (see
  * cpu_nodes.h). Measured on ex19's 149k-row Jacobian (one thread, warm,
  * its triangles in natural order, cpu_nodes_pull1 against a plain row loop
- * in the same run): lower 1.03 -> 0.73 ms, upper 1.55 -> 1.34 ms. */
+ * in the same run): lower 1.03 -> 0.73 ms, upper 1.55 -> 1.34 ms, when
+ * upper rows were summed near to far (an upper node shared only its column
+ * reads); far to near, upper runs like lower. */
 #include "cpu_nodes.h"
 
 /* Row t's entries off the diagonal: [*lo, *hi); its diagonal's value. */
@@ -38,8 +40,8 @@ long long cpu_nodes_find(const cpu_nodes_view *v, int toff, int k0, int k1, unsi
             const int sh = v->lower ? lo : lo + m, in = v->lower ? lo + K : lo;
             int ok = 1;
             for (int q = 0; q < K && ok; q++) ok = Tj[sh + q] == Tj[lo0 + q];
-            /* the rest: the node's rows solved before this one, in the order
-             * the kernel reads them (lower x0, x1, ..; upper x(m-1), .., x0) */
+            /* the rest: the node's rows solved before this one, as stored
+             * (lower x0, x1, ..; upper x(m-1), .., x0) */
             for (int q = 0; q < m && ok; q++) ok = Tj[in + q] == r0 + (v->lower ? q : m - 1 - q) * step;
             if (!ok) break;
             len[k] = (unsigned char)(m + 1);
@@ -76,54 +78,35 @@ static inline __attribute__((always_inline)) double node_rows(const int *restric
     (void)h1; (void)h2; (void)h3; (void)h4;
     const int K = h0 - lo0;
     const int *restrict c = Tj + lo0;
-    if (lower) {
-        /* the shared entries come first in every row: the sums side by
-         * side; then the entries on the node's rows (w: row m's, in order
-         * x0, x1, ..) */
-        const double *restrict v0 = Tx + lo0, *restrict v1 = Tx + lo1, *restrict v2 = Tx + lo2;
-        const double *restrict v3 = Tx + lo3, *restrict v4 = Tx + lo4;
-        for (int q = 0; q < K; q++) {
-            const double xj = x[c[q]];
-            a0 -= v0[q] * xj;
-            if (NS > 1) a1 -= v1[q] * xj;
-            if (NS > 2) a2 -= v2[q] * xj;
-            if (NS > 3) a3 -= v3[q] * xj;
-            if (NS > 4) a4 -= v4[q] * xj;
-        }
-        NODE_FIN(0)
-        if (NS > 1) { a1 -= v1[K] * x0; }
-        NODE_FIN(1)
-        if (NS > 2) { a2 -= v2[K] * x0; a2 -= v2[K + 1] * x1; }
-        NODE_FIN(2)
-        if (NS > 3) { a3 -= v3[K] * x0; a3 -= v3[K + 1] * x1; a3 -= v3[K + 2] * x2; }
-        NODE_FIN(3)
-        if (NS > 4) { a4 -= v4[K] * x0; a4 -= v4[K + 1] * x1; a4 -= v4[K + 2] * x2; a4 -= v4[K + 3] * x3; }
-        NODE_FIN(4)
-    } else {
-        /* the entries on the node's rows come first (row m's, in order
-         * x(m-1), .., x0), then the shared ones: row by row, the shared
-         * columns read from row 0 */
-#define NODE_SHARED(m)                                                                       \
-        if (NS > m) {                                                                        \
-            const double *restrict vm = Tx + lo##m + (m);                                    \
-            for (int q = 0; q < K; q++) a##m -= vm[q] * x[c[q]];                             \
-        }
-        NODE_SHARED(0)
-        NODE_FIN(0)
-        if (NS > 1) { a1 -= Tx[lo1] * x0; }
-        NODE_SHARED(1)
-        NODE_FIN(1)
-        if (NS > 2) { a2 -= Tx[lo2] * x1; a2 -= Tx[lo2 + 1] * x0; }
-        NODE_SHARED(2)
-        NODE_FIN(2)
-        if (NS > 3) { a3 -= Tx[lo3] * x2; a3 -= Tx[lo3 + 1] * x1; a3 -= Tx[lo3 + 2] * x0; }
-        NODE_SHARED(3)
-        NODE_FIN(3)
-        if (NS > 4) { a4 -= Tx[lo4] * x3; a4 -= Tx[lo4 + 1] * x2; a4 -= Tx[lo4 + 2] * x1; a4 -= Tx[lo4 + 3] * x0; }
-        NODE_SHARED(4)
-        NODE_FIN(4)
-#undef NODE_SHARED
+    /* Row m's shared entries: lower first in its row, upper after the
+     * node's m rows; read far to near (lower forwards, upper backwards),
+     * side by side for all rows. Then the entries on the node's rows, near
+     * last: x0, x1, .. (stored lower at v_m[K + i], upper at v_m[-1 - i]). */
+    const int sh = lower ? 0 : 1;
+    const double *restrict v0 = Tx + lo0, *restrict v1 = Tx + lo1 + sh, *restrict v2 = Tx + lo2 + 2 * sh;
+    const double *restrict v3 = Tx + lo3 + 3 * sh, *restrict v4 = Tx + lo4 + 4 * sh;
+    for (int e = 0; e < K; e++) {
+        const int q = lower ? e : K - 1 - e;
+        const double xj = x[c[q]];
+        a0 -= v0[q] * xj;
+        if (NS > 1) a1 -= v1[q] * xj;
+        if (NS > 2) a2 -= v2[q] * xj;
+        if (NS > 3) a3 -= v3[q] * xj;
+        if (NS > 4) a4 -= v4[q] * xj;
     }
+#define NODE_IN(m, i) (lower ? v##m[K + (i)] : v##m[-1 - (i)])
+    NODE_FIN(0)
+    if (NS > 1) { a1 -= NODE_IN(1, 0) * x0; }
+    NODE_FIN(1)
+    if (NS > 2) { a2 -= NODE_IN(2, 0) * x0; a2 -= NODE_IN(2, 1) * x1; }
+    NODE_FIN(2)
+    if (NS > 3) { a3 -= NODE_IN(3, 0) * x0; a3 -= NODE_IN(3, 1) * x1; a3 -= NODE_IN(3, 2) * x2; }
+    NODE_FIN(3)
+    if (NS > 4) {
+        a4 -= NODE_IN(4, 0) * x0; a4 -= NODE_IN(4, 1) * x1; a4 -= NODE_IN(4, 2) * x2; a4 -= NODE_IN(4, 3) * x3;
+    }
+    NODE_FIN(4)
+#undef NODE_IN
     return nf;
 }
 #undef NODE_ROW

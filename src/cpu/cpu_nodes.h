@@ -9,9 +9,9 @@
  * its rows run side by side, then the rows inside the node one by one).
  *
  * Bits: each row subtracts the same products in the same order as the
- * reference (a lower row's shared entries come first in its row, an upper
- * row's last: there the rows inside the node are subtracted first, so an
- * upper node only shares the column reads). */
+ * reference, far to near: the shared entries first (a lower row's stored
+ * first, an upper row's last and read backwards), then the node's rows
+ * solved before it. */
 #ifndef ATA_CPU_NODES_H
 #define ATA_CPU_NODES_H
 #include "ata.h"
@@ -24,7 +24,7 @@
 typedef struct {
     const int *rowptr, *col;
     const double *val;
-    int lower;          /* shared entries first in a row (else last) */
+    int lower;          /* shared entries first in a row (else last; read backwards) */
     int dk;             /* diagonal: 0 none (unit), 1 last, 2 first */
     int inv;            /* multiply by the stored diagonal (else divide) */
     const int *order;
