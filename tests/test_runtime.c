@@ -211,13 +211,16 @@ static void test_thread_counts(void **state)
 static void test_pull_staging(void **state)
 {
     (void)state;
-    ata_context *ctx = make_ctx(2, 20);
     ata_csr *nat, *lev;
     TU_OK(ata_gen_from_spec("lap3d:12", &nat));
     lev = tu_level_ordered(nat);
     const ata_policy pols[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCFREE, ATA_POLICY_CA };
     const int n = nat->nrows;
     double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x), *xr = malloc((size_t)n * sizeof *xr);
+    /* 2 workers, then one: a plan by row whose levels are intervals of rows
+     * runs them in natural order (cpu_plan.nat_rows, exec_natural) */
+    for (int workers = 2; workers >= 1; workers--) {
+    ata_context *ctx = make_ctx(workers, 20);
     for (int m = 0; m < 2; m++) {
         ata_csr *A = m ? lev : nat;
         for (int k = 0; k < 3; k++)
@@ -229,7 +232,11 @@ static void test_pull_staging(void **state)
                 po.S = k == 1 ? 1 : 8;
                 ata_plan *p;
                 TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
-                assert_int_equal(p->info.threads_used, 2);
+                assert_int_equal(p->info.threads_used, workers);
+                /* the level-ordered matrix's upper levels are intervals of
+                 * rows (levelset keeps them whole); natural lap3d's are not */
+                if (m == 1 && po.uplo == ATA_UPPER && k == 0) assert_true(cpu_plan_of(p)->nat_rows);
+                if (m == 0) assert_false(cpu_plan_of(p)->nat_rows);
                 /* lower on the level-ordered matrix: levelset and syncfree keep
                  * the level order (ca may merge levels and reorder) */
                 const int direct = m == 1 && po.uplo == ATA_LOWER && k < 2;
@@ -275,10 +282,13 @@ static void test_pull_staging(void **state)
                 ata_plan_destroy(p);
             }
     }
+    ata_context_destroy(ctx);
+    }
     free(b); free(x); free(xr);
     ata_csr_free(nat); ata_csr_free(lev);
     /* x over EXEC_STREAM_MIN_BYTES (4 MiB): the scatter's streaming stores,
      * into x aligned and not (the first element stored alone) */
+    ata_context *ctx = make_ctx(2, 20);
     ata_csr *big;
     TU_OK(ata_gen_from_spec("lap3d:82", &big));
     const int nb = big->nrows;

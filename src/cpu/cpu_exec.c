@@ -23,6 +23,7 @@
  * its predecessors stand earlier, so are finished: it always proceeds. If
  * that worker sits at a barrier instead, everything before the barrier is
  * finished, so all workers reach it and it opens. */
+#include <limits.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -195,7 +196,7 @@ static void note_bad_row(exec_job *J, int i)
  * sums are the same bits as from T->val, in half the bytes). -1: abort. */
 #define EXEC_MAX_COLS 16
 #define EXEC_GATHER_BLOCK 256
-enum { PULL_DIRECT, PULL_STAGED, PULL_INDEX };
+enum { PULL_DIRECT, PULL_STAGED, PULL_INDEX, PULL_DOWN };   /* DOWN: row toff - k, by row (exec_natural) */
 
 /* The position-ordered x of an m-column pull (see pull_rows). */
 static double *pull_xp(const exec_job *J)
@@ -211,9 +212,12 @@ static void note_bad_range(exec_job *J, const double *xp, int k0, int k1, int to
 {
     const int *order = J->p->sched.order;
     for (int k = k0; k < k1; k++)
-        for (int c = 0; c < m; c++)
-            if (!isfinite(xp[(size_t)(src == PULL_INDEX ? order[k] : src == PULL_STAGED ? k + toff : k) * m + c]))
-                note_bad_row(J, order[k]);
+        for (int c = 0; c < m; c++) {
+            /* the row (DIRECT: the order is the identity, or exec_natural's rows) */
+            const int row = src == PULL_DOWN ? toff - k : src == PULL_DIRECT ? k : order[k];
+            const int at = src == PULL_STAGED ? k + toff : src == PULL_INDEX || src == PULL_DOWN ? row : k;
+            if (!isfinite(xp[(size_t)at * m + c])) note_bad_row(J, row);
+        }
 }
 
 static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, int k1, int toff, const int tracked,
@@ -285,7 +289,8 @@ static inline __attribute__((always_inline)) void pull_rows1(exec_job *J, int k0
     double *xp = pull_xp(J);    /* not restrict: other workers write it */
     double nf = 0;
     for (int k = k0; k < k1; k++) {
-        const int tr = src == PULL_INDEX ? order[k] : k + toff, r = src == PULL_DIRECT ? k : tr;
+        const int tr = src == PULL_INDEX ? order[k] : src == PULL_DOWN ? toff - k : k + toff;
+        const int r = src == PULL_DIRECT ? k : tr;
         int lo = Tp[tr], hi = Tp[tr + 1];
         const int dq = dk == 1 ? --hi : dk == 2 ? lo++ : 0;
         double s = src == PULL_STAGED ? xp[r] : b[r];
@@ -312,19 +317,25 @@ static inline __attribute__((always_inline)) void pull_one_diag(exec_job *J, int
     else { if (p->diag_inv) pull_rows1(J, k0, k1, toff, src, f32, 1, 2, 1); else pull_rows1(J, k0, k1, toff, src, f32, 1, 2, 0); }
 }
 
-static void pull_one(exec_job *J, int k0, int k1, int toff, int f32)
+static void pull_one_src(exec_job *J, int k0, int k1, int toff, int f32, int src)
 {
-    const cpu_plan *cp = cpu_plan_of(J->p);
-    const int src = cp->order_identity ? PULL_DIRECT : cp->by_row ? PULL_INDEX : PULL_STAGED;
     if (f32) {
         if (src == PULL_DIRECT) pull_one_diag(J, k0, k1, toff, PULL_DIRECT, 1);
         else if (src == PULL_INDEX) pull_one_diag(J, k0, k1, toff, PULL_INDEX, 1);
+        else if (src == PULL_DOWN) pull_one_diag(J, k0, k1, toff, PULL_DOWN, 1);
         else pull_one_diag(J, k0, k1, toff, PULL_STAGED, 1);
     } else {
         if (src == PULL_DIRECT) pull_one_diag(J, k0, k1, toff, PULL_DIRECT, 0);
         else if (src == PULL_INDEX) pull_one_diag(J, k0, k1, toff, PULL_INDEX, 0);
+        else if (src == PULL_DOWN) pull_one_diag(J, k0, k1, toff, PULL_DOWN, 0);
         else pull_one_diag(J, k0, k1, toff, PULL_STAGED, 0);
     }
+}
+
+static void pull_one(exec_job *J, int k0, int k1, int toff, int f32)
+{
+    const cpu_plan *cp = cpu_plan_of(J->p);
+    pull_one_src(J, k0, k1, toff, f32, cp->order_identity ? PULL_DIRECT : cp->by_row ? PULL_INDEX : PULL_STAGED);
 }
 
 static inline __attribute__((always_inline)) int pull_cols(exec_job *J, int k0, int k1, int toff, int tracked,
@@ -677,12 +688,18 @@ static void tune_record(ata_plan *p, double s)
              CPU_TUNE_SOLVES, cp->tune_nt, all * 1e3, one * 1e3, round);
 }
 
-/* One worker, a chain plan with nodes (cpu_plan.nat_len): the rows in
- * their natural order, through nodes. */
+/* One worker, a plan by row whose order walks the rows nearly in their
+ * natural order (cpu_plan.nat_rows): the rows in that order, through
+ * nodes where it has them (nat_len). */
 static void exec_natural(exec_job *J)
 {
     const ata_plan *p = J->p;
     const cpu_plan *cp = cpu_plan_of(p);
+    if (!cp->nat_len) {
+        if (p->opt.uplo == ATA_UPPER) pull_one_src(J, 0, p->n, p->n - 1, cp->fval != NULL, PULL_DOWN);
+        else pull_one_src(J, 0, p->n, 0, cp->fval != NULL, PULL_DIRECT);
+        return;
+    }
     cpu_nodes_view v = nodes_view(p);
     v.order = cp->nat_order;
     if (cpu_nodes_pull1(&v, cp->nat_len, 0, 0, p->n, J->b, J->x) != 0)
@@ -727,7 +744,7 @@ static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *
     atomic_init(&J.stuck_dep, -1);
     atomic_init(&J.bad_row, p->n);
     const double t0 = tuning ? clock_now() : 0;
-    if (J.nt == 1 && cpl->nat_len && mode == EXEC_PULL && nrhs == 1) exec_natural(&J);
+    if (J.nt == 1 && cpl->nat_rows && mode == EXEC_PULL && nrhs == 1) exec_natural(&J);
     else if (J.nt == 1) exec_worker(&J, 0, 1);   /* too small to gain from threads */
     else cpu_pool_run_n(ctx->pool, exec_worker, &J, J.nt);
     if (tuning && !atomic_load(&J.ctl.abort)) tune_record(p, clock_now() - t0);
@@ -1105,7 +1122,7 @@ static ata_status layout_nodes(ata_plan *p)
      * order instead, whole lines (ex19's factor, one worker, cache flushed,
      * runs back to back: L 1.52 ms in the blocks of four workers, 198 rows,
      * 0.82-0.84 in lines; the blocks of two, 396 rows, cost nothing) */
-    if (p->sched.block_ptr && !cp->order_identity && !cp->tbase) {
+    if (cp->nat_rows) {
         const int upper = p->opt.uplo == ATA_UPPER;
         cp->nat_len = mem_alloc((size_t)n + 1);
         cp->nat_order = upper ? mem_alloc(((size_t)n + 1) * sizeof *cp->nat_order) : NULL;
@@ -1122,11 +1139,42 @@ static ata_status layout_nodes(ata_plan *p)
     return ATA_OK;
 }
 
+/* One worker walks a plan by row in the rows' natural order (ascending,
+ * upper descending: always an order the DAG allows) where each of the
+ * plan's runs (chain: blocks) is an interval of rows: the rows of a level
+ * (or a block) are then the same neighbours either way, run without
+ * jumps, and no order is read. Measured (up1.c, 2026-11-26, one thread,
+ * lap3d:100 in L's level order, upper: the plan's own levels, each level's
+ * rows ascending, levels descending): through the order 3.53-3.65 ms, the
+ * same rows descending 2.88 (the same instructions and cache misses in
+ * callgrind at lap3d:60: the walk's jumps, a guess). Not where a run's
+ * rows are scattered (a grid's anti-diagonals): there the natural order
+ * would be the chain the levels break. */
+static void layout_natural(ata_plan *p)
+{
+    cpu_plan *cp = cpu_plan_of(p);
+    const agg_result *s = &p->sched;
+    cp->nat_rows = 0;
+    if (p->kind != PLAN_SPTRSV || p->opt.traversal != ATA_PULL || !cp->by_row || cp->order_identity || cp->tbase)
+        return;
+    const int nr = s->block_ptr ? s->nblocks : s->nruns, *ptr = s->block_ptr ? s->block_ptr : s->run_ptr;
+    for (int r = 0; r < nr; r++) {
+        int lo = INT_MAX, hi = -1;
+        for (int k = ptr[r]; k < ptr[r + 1]; k++) {
+            if (s->order[k] < lo) lo = s->order[k];
+            if (s->order[k] > hi) hi = s->order[k];
+        }
+        if (ptr[r + 1] > ptr[r] && hi - lo + 1 != ptr[r + 1] - ptr[r]) return;
+    }
+    cp->nat_rows = 1;
+}
+
 ata_status cpu_exec_layout(ata_plan *p)
 {
     exec_choose_threads(p);
     ATA_TRY(layout_positions(p));
     ATA_TRY(layout_segments(p));
+    layout_natural(p);
     ATA_TRY(layout_f32(p));
     return layout_nodes(p);
 }

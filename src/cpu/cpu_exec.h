@@ -27,10 +27,10 @@ typedef struct cpu_plan {
                                (copied once, straight into worker order) */
     unsigned char *node_len; /* pull by row or in order, one column: nodes from
                                each position (cpu_nodes.h); NULL: none found */
-    unsigned char *nat_len; /* the same by row in the natural solve order (rows
-                               ascending, or nat_order): how one worker runs a
-                               chain plan with nodes, whole lines whatever its
-                               blocks; NULL: through the plan's order */
+    int nat_rows;           /* one worker runs the rows in their natural order
+                               (layout_natural, exec_natural) */
+    unsigned char *nat_len; /* nodes as node_len, in that natural order (rows
+                               ascending, or nat_order); NULL: none */
     int *nat_order;         /* upper: rows descending; NULL for lower */
     int *seg_order;         /* segmented: segments in the order they were made
                                (by position), as one worker runs them */
