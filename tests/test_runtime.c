@@ -313,6 +313,50 @@ static void test_pull_staging(void **state)
     ata_context_destroy(ctx);
 }
 
+/* One worker walks a plan in the rows' natural order where few rows have a
+ * predecessor within a few rows in it (cpu_exec.c, layout_natural): the
+ * upper triangle of a circuit in its lower triangle's level order, whose
+ * own levels scatter its rows (staged with two workers). Bitwise the
+ * reference, unit and not, and a NaN in b named at its row; natural lap3d's
+ * chained rows keep their levels. */
+static void test_natural_walk(void **state)
+{
+    (void)state;
+    ata_context *one = make_ctx(1, 20), *two = make_ctx(2, 20);
+    ata_csr *A, *C;
+    TU_OK(ata_gen_from_spec("circuit:3000,levelorder", &A));
+    TU_OK(ata_gen_from_spec("lap3d:10", &C));
+    const int n = A->nrows;
+    double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x), *xr = malloc((size_t)n * sizeof *xr);
+    for (int d = 0; d < 2; d++) {
+        ata_plan_options po = ata_plan_defaults();
+        po.policy = ATA_POLICY_LEVELSET;
+        po.uplo = ATA_UPPER;
+        po.diag = d ? ATA_UNIT : ATA_NON_UNIT;
+        ata_plan *p, *q, *r;
+        TU_OK(ata_sptrsv_plan_create(one, A, &po, &p));
+        TU_OK(ata_sptrsv_plan_create(two, A, &po, &q));
+        TU_OK(ata_sptrsv_plan_create(one, C, &po, &r));
+        assert_true(cpu_plan_of(p)->by_row && cpu_plan_of(p)->nat_rows && !cpu_plan_of(p)->order_identity);
+        assert_false(cpu_plan_of(q)->by_row);
+        assert_false(cpu_plan_of(r)->nat_rows);
+        tu_random_vec(b, n, 31 + d);
+        for (int i = 0; i < n; i++) x[i] = NAN;
+        TU_OK(ata_ref_sptrsv_csr(A, po.uplo, po.diag, b, xr));
+        TU_OK(ata_sptrsv(p, b, x));
+        if (memcmp(x, xr, (size_t)n * sizeof *x)) fail_msg("circuit upper, one worker: not bitwise the reference");
+        b[n / 2] = NAN;     /* rows above n / 2 stay finite: the first non-finite row in solve order */
+        assert_int_equal(ata_sptrsv(p, b, x), ATA_ERR_NONFINITE);
+        char want[32];
+        snprintf(want, sizeof want, "row %d:", n / 2);
+        if (!strstr(ata_last_error(), want)) fail_msg("'%s' does not name %s", ata_last_error(), want);
+        ata_plan_destroy(p); ata_plan_destroy(q); ata_plan_destroy(r);
+    }
+    free(b); free(x); free(xr);
+    ata_csr_free(A); ata_csr_free(C);
+    ata_context_destroy(one); ata_context_destroy(two);
+}
+
 /* The workers' schedules (cpu_sched.h): every predecessor finished before a
  * row runs, waits and segments only forwards (deadlock freedom), on the
  * plans' own schedules (2 workers here) and on schedules made afresh for
@@ -540,6 +584,7 @@ int main(void)
         BS_SUITE_TESTS(&cpu_backend),
         cmocka_unit_test(test_thread_counts),
         cmocka_unit_test(test_pull_staging),
+        cmocka_unit_test(test_natural_walk),
         cmocka_unit_test(test_worker_schedules),
         cmocka_unit_test(test_auto_tuning),
         cmocka_unit_test(test_level_order_spec),

@@ -833,6 +833,26 @@ static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, in
 #define EXEC_LINE_ROWS 8
 #define EXEC_STAGE_JUMPS 16
 
+/* The rows' natural order (lower ascending, upper descending) as one
+ * worker's walk: fine where few rows have a predecessor within
+ * EXEC_NEAR_ROWS rows in it (no chain of dependent rows to wait along). */
+#define EXEC_NEAR_ROWS 4        /* a predecessor this close in the natural order: a chain */
+#define EXEC_NEAR_MAX_SHARE 8    /* at most one row in 8 on such a chain */
+static int few_near_rows(const ata_plan *p)
+{
+    const int n = p->n, *Tp = p->T->rowptr, *Tj = p->T->col, lower = p->opt.uplo == ATA_LOWER;
+    long long near = 0;
+    for (int i = 0; i < n; i++) {
+        int d = INT_MAX;    /* the nearest predecessor: lower the largest column below i, upper the smallest above */
+        for (int q = Tp[i]; q < Tp[i + 1]; q++) {
+            const int e = lower ? i - Tj[q] : Tj[q] - i;
+            if (e > 0 && e < d) d = e;
+        }
+        near += d <= EXEC_NEAR_ROWS;
+    }
+    return near * EXEC_NEAR_MAX_SHARE <= n;
+}
+
 /* layout_segments will make segments for this plan (its workers, policy
  * and traversal). */
 static int will_segment(const ata_plan *p)
@@ -857,7 +877,8 @@ static ata_status layout_positions(ata_plan *p)
         jumps += k > 0 && abs(order[k] - order[k - 1]) > EXEC_LINE_ROWS;   /* either way (an upper solve's order runs down) */
     }
     cp->order_identity = identity;
-    cp->by_row = pull && (identity || jumps < n / EXEC_STAGE_JUMPS);
+    /* one worker only: in natural order where that is no chain (layout_natural) */
+    cp->by_row = pull && (identity || jumps < n / EXEC_STAGE_JUMPS || (p->info.threads_used == 1 && few_near_rows(p)));
     const int keep = identity || cp->by_row;    /* T as it is */
     const int need_xp = !pull || !cp->by_row;
     double *xp = need_xp ? mem_alloc(((size_t)n + 1) * sizeof *xp) : NULL;
@@ -1147,9 +1168,12 @@ static ata_status layout_nodes(ata_plan *p)
  * lap3d:100 in L's level order, upper: the plan's own levels, each level's
  * rows ascending, levels descending): through the order 3.53-3.65 ms, the
  * same rows descending 2.88 (the same instructions and cache misses in
- * callgrind at lap3d:60: the walk's jumps, a guess). Not where a run's
- * rows are scattered (a grid's anti-diagonals): there the natural order
- * would be the chain the levels break. */
+ * callgrind at lap3d:60: the walk's jumps, a guess). Also where few rows
+ * have a predecessor within EXEC_NEAR_ROWS rows in that order (a matrix in
+ * the other triangle's level order: circuit:1000000's upper, 6.1 ms
+ * through its own levels, 4.6 as the serial loop). Not where a run's rows
+ * are scattered and the rows chained (a grid's anti-diagonals): there the
+ * natural order would be the chain the levels break. */
 static void layout_natural(ata_plan *p)
 {
     cpu_plan *cp = cpu_plan_of(p);
@@ -1158,15 +1182,16 @@ static void layout_natural(ata_plan *p)
     if (p->kind != PLAN_SPTRSV || p->opt.traversal != ATA_PULL || !cp->by_row || cp->order_identity || cp->tbase)
         return;
     const int nr = s->block_ptr ? s->nblocks : s->nruns, *ptr = s->block_ptr ? s->block_ptr : s->run_ptr;
-    for (int r = 0; r < nr; r++) {
+    int intervals = 1;
+    for (int r = 0; r < nr && intervals; r++) {
         int lo = INT_MAX, hi = -1;
         for (int k = ptr[r]; k < ptr[r + 1]; k++) {
             if (s->order[k] < lo) lo = s->order[k];
             if (s->order[k] > hi) hi = s->order[k];
         }
-        if (ptr[r + 1] > ptr[r] && hi - lo + 1 != ptr[r + 1] - ptr[r]) return;
+        intervals = ptr[r + 1] == ptr[r] || hi - lo + 1 == ptr[r + 1] - ptr[r];
     }
-    cp->nat_rows = 1;
+    cp->nat_rows = intervals || few_near_rows(p);
 }
 
 ata_status cpu_exec_layout(ata_plan *p)
