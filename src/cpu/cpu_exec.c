@@ -1021,7 +1021,6 @@ static ata_status plan_view(const ata_plan *p, cpu_sched_view *v, int **alloc_ro
  * run by several workers, except under the two baselines: levelset keeps
  * its barrier per level, syncfree its wait per row. A staged plan that owns
  * its T then stores it in worker order. */
-#define EXEC_WORKER_ORDER_MAX_ROWS 256    /* mean rows a segment */
 static ata_status layout_segments(ata_plan *p)
 {
     cpu_plan *cp = cpu_plan_of(p);
@@ -1059,12 +1058,7 @@ static ata_status layout_segments(ata_plan *p)
     cp->tune_nt = nt;
     cp->choice_base = strlen(p->choice);
     const int staged = !cp->order_identity && !cp->by_row;
-    /* Rows in place stay by row where the segments are long (chain's lines
-     * cut in pieces): each is a stretch of T either way, and one worker then
-     * walks them in natural order (layout_natural). */
-    const int long_segs = (long long)S->nseg * EXEC_WORKER_ORDER_MAX_ROWS < p->n;
-    if (p->kind == PLAN_SPTRSV && (staged || (cp->order_identity && !long_segs)) &&
-        (p->T_borrowed == PLAN_T_OWNED || cp->t_by_row)) {
+    if (p->kind == PLAN_SPTRSV && (staged || cp->order_identity) && (p->T_borrowed == PLAN_T_OWNED || cp->t_by_row)) {
         ATA_TRY(layout_worker_order(p, staged));
         p->info.plan_bytes += sizeof(int) * (size_t)cp->segs.nseg;
     }
