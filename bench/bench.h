@@ -191,6 +191,7 @@ int dagshape_compute(const ata_csr *A, ata_uplo uplo, int **widths, int *nlevels
  * CSparse-style loop). */
 typedef struct {
     int n, unit, push;
+    int inv;                /* ATA_NON_UNIT_INV: the stored diagonal is 1/t_ii, multiplied by */
     ata_uplo uplo;
     int *ptr, *idx;         /* CSR rows (pull) or CSC columns (push) of the triangle */
     double *val;

@@ -56,8 +56,8 @@ static const flag_def flags[] = {
       "triangular solves pull over CSR (default) or push over CSC;\npcg and sptrsv only" },
     { O_UPLO, "--uplo", "lower|upper", F_SPTRSV, "sptrsv only:",
       "triangle of the matrix to solve with (default lower)" },
-    { O_DIAG, "--diag", "nonunit|unit", F_SPTRSV, NULL,
-      "use the stored diagonal (default) or an implied unit diagonal" },
+    { O_DIAG, "--diag", "nonunit|unit|inverse", F_SPTRSV, NULL,
+      "use the stored diagonal (default: divide by it), an implied unit\ndiagonal, or the stored diagonal's reciprocal (inverse: rounded\nonce by the plan, then multiplied by; ATA_NON_UNIT_INV, CPU only;\nthe serial baseline and the check do the same)" },
     { O_NRHS, "--nrhs", "K", F_SPTRSV, NULL,
       "solve K right-hand sides together (ata_sptrsv_multi, columns\nb, 2b, .., Kb); the solve time reported is per column (default 1)" },
     { O_KSP, "--ksp", "cg|bicgstab|gmres", F_PCG, "pcg only (b = 1, x0 = 0):",
@@ -449,7 +449,8 @@ static int apply(bench_opts *o, const flag_def *d, const char *v, int *policy_gi
     case O_DIAG:
         if (!strcmp(v, "nonunit") || !strcmp(v, "non-unit")) o->diag = ATA_NON_UNIT;
         else if (!strcmp(v, "unit")) o->diag = ATA_UNIT;
-        else return usage_error("--diag: expected nonunit or unit, got '%s'", v);
+        else if (!strcmp(v, "inverse")) o->diag = ATA_NON_UNIT_INV;
+        else return usage_error("--diag: expected nonunit, unit or inverse, got '%s'", v);
         return 0;
     case O_PC:
         if (ata_precond_from_name(v, &o->pc) != ATA_OK)

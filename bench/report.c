@@ -234,7 +234,7 @@ void report_title(FILE *f, const bench_results *R)
                 factor_precision(o, fp, sizeof fp));
     } else if (o->cmd == CMD_SPTRSV) {
         fprintf(f, "%s triangle, %s diagonal, %s, S %s, b = T*1, median of %d solves\n",
-                o->uplo == ATA_LOWER ? "lower" : "upper", o->diag == ATA_UNIT ? "unit" : "stored",
+                o->uplo == ATA_LOWER ? "lower" : "upper", o->diag == ATA_UNIT ? "unit" : o->diag == ATA_NON_UNIT_INV ? "stored (its reciprocal multiplies)" : "stored",
                 o->traversal == ATA_PUSH ? "push (CSC)" : "pull (CSR)", S, o->reps);
     } else {
         fprintf(f, "S %s, median of %d factorisations (analysis included); refactor ms: median of %d "

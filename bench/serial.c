@@ -29,7 +29,7 @@ ata_status serial_tri_build(const ata_csr *A, ata_uplo uplo, ata_diag diag, ata_
 {
     const int n = A->nrows, unit = diag == ATA_UNIT, push = trav == ATA_PUSH;
     memset(T, 0, sizeof *T);
-    T->n = n; T->uplo = uplo; T->unit = unit; T->push = push;
+    T->n = n; T->uplo = uplo; T->unit = unit; T->push = push; T->inv = diag == ATA_NON_UNIT_INV;
     /* Diagonal of every row, and the count per row (pull) or column (push). */
     double *d = malloc(((size_t)n + 1) * sizeof *d);
     T->ptr = calloc((size_t)n + 2, sizeof *T->ptr);
@@ -50,6 +50,8 @@ ata_status serial_tri_build(const ata_csr *A, ata_uplo uplo, ata_diag diag, ata_
             return has ? ATA_ERR_ZERO_PIVOT : ATA_ERR_MISSING_DIAG;
         }
     }
+    if (T->inv)     /* the reciprocal, rounded once, multiplies (ATA_NON_UNIT_INV) */
+        for (int i = 0; i < n; i++) d[i] = 1.0 / d[i];
     if (!unit)
         for (int k = 0; k < n; k++) T->ptr[k + 1]++;
     for (int k = 0; k < n; k++) T->ptr[k + 1] += T->ptr[k];
@@ -86,7 +88,7 @@ nomem:
 
 void serial_tri_solve(const serial_tri *T, const double *restrict b, double *restrict x)
 {
-    const int n = T->n, unit = T->unit;
+    const int n = T->n, unit = T->unit, inv = T->inv;
     const int *restrict ptr = T->ptr, *restrict idx = T->idx;
     const double *restrict val = T->val;
     if (!T->push && T->uplo == ATA_LOWER) {
@@ -94,20 +96,20 @@ void serial_tri_solve(const serial_tri *T, const double *restrict b, double *res
             int p = ptr[i], e = ptr[i + 1] - !unit;
             double s = b[i];
             for (; p < e; p++) s -= val[p] * x[idx[p]];
-            x[i] = unit ? s : s / val[e];
+            x[i] = unit ? s : inv ? s * val[e] : s / val[e];
         }
     } else if (!T->push) {
         for (int i = n - 1; i >= 0; i--) {
             int p = ptr[i] + !unit, e = ptr[i + 1];
             double s = b[i];
             while (e > p) { e--; s -= val[e] * x[idx[e]]; }     /* far to near, as the reference */
-            x[i] = unit ? s : s / val[ptr[i]];
+            x[i] = unit ? s : inv ? s * val[ptr[i]] : s / val[ptr[i]];
         }
     } else if (T->uplo == ATA_LOWER) {
         memcpy(x, b, (size_t)n * sizeof *x);
         for (int j = 0; j < n; j++) {
             int p = ptr[j], e = ptr[j + 1];
-            if (!unit) x[j] /= val[p++];
+            if (!unit) { x[j] = inv ? x[j] * val[p] : x[j] / val[p]; p++; }
             double xj = x[j];
             for (; p < e; p++) x[idx[p]] -= val[p] * xj;
         }
@@ -115,7 +117,7 @@ void serial_tri_solve(const serial_tri *T, const double *restrict b, double *res
         memcpy(x, b, (size_t)n * sizeof *x);
         for (int j = n - 1; j >= 0; j--) {
             int p = ptr[j], e = ptr[j + 1] - !unit;
-            if (!unit) x[j] /= val[e];
+            if (!unit) x[j] = inv ? x[j] * val[e] : x[j] / val[e];
             double xj = x[j];
             for (; p < e; p++) x[idx[p]] -= val[p] * xj;
         }

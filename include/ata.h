@@ -143,7 +143,13 @@ ATA_API ata_status ata_gen_from_spec(const char *spec, ata_csr **out);
 /* Serial reference (the oracle every backend is tested against)       */
 /* ------------------------------------------------------------------ */
 typedef enum { ATA_LOWER = 0, ATA_UPPER = 1 } ata_uplo;
-typedef enum { ATA_NON_UNIT = 0, ATA_UNIT = 1 } ata_diag;
+/* ATA_NON_UNIT_INV: the stored diagonal, applied as x_i = s * (1 / t_ii)
+ * with the reciprocal rounded once (by the plan, when it takes the values)
+ * instead of s / t_ii: on a chain of dependent rows each row then waits
+ * for a multiply, not a divide (SpMP's choice). Each x_i within an ulp or
+ * so of NON_UNIT's; bitwise the reference called with it. CPU backend and
+ * the serial reference only. */
+typedef enum { ATA_NON_UNIT = 0, ATA_UNIT = 1, ATA_NON_UNIT_INV = 2 } ata_diag;
 
 /* Pull over CSR: T holds at least the `uplo` triangle (other entries are
  * ignored). Non-unit needs every diagonal stored and nonzero. A row's

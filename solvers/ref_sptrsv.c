@@ -8,7 +8,8 @@
  * order push (below) subtracts in. Every runtime pull executor sums in the
  * same order, which is what makes its result bitwise equal to this one. With
  * `inv` (a factor's plans: plan_desc.diag_inv) the stored diagonal is 1/t_ii
- * and multiplies, as the runtime's does then. */
+ * and multiplies, as the runtime's does then; diag ATA_NON_UNIT_INV
+ * multiplies by 1/t_ii rounded here, as a plan that inverted its copy. */
 #include <math.h>
 #include "error.h"
 #include "ref_backend.h"
@@ -30,6 +31,7 @@ ata_status ref_sptrsv_csr(const ata_csr *T, ata_uplo uplo, ata_diag diag, int in
     if (!T || !b || !x) return ata_fail(ATA_ERR_ARG, "sptrsv: NULL argument");
     if (T->nrows != T->ncols)
         return ata_fail(ATA_ERR_NOT_SQUARE, "sptrsv: matrix is %d x %d", T->nrows, T->ncols);
+    if ((unsigned)diag > ATA_NON_UNIT_INV) return ata_fail(ATA_ERR_ARG, "sptrsv: bad diag %d", (int)diag);
     const int n = T->nrows, *Tp = T->rowptr, *Tj = T->col;
     const double *Tx = T->val;
     for (int k = 0; k < n; k++) {
@@ -42,10 +44,10 @@ ata_status ref_sptrsv_csr(const ata_csr *T, ata_uplo uplo, ata_diag diag, int in
             if (in_triangle(uplo, i, j)) s -= Tx[p] * x[j];
             else if (j == i) { d = Tx[p]; has_d = 1; }
         }
-        if (diag == ATA_NON_UNIT) {
+        if (diag != ATA_UNIT) {
             if (!has_d) return ata_fail(ATA_ERR_MISSING_DIAG, "sptrsv: row %d has no diagonal entry", i);
             if (d == 0) return ata_fail(ATA_ERR_ZERO_PIVOT, "sptrsv: zero diagonal in row %d", i);
-            s = inv ? s * d : s / d;
+            s = inv ? s * d : diag == ATA_NON_UNIT_INV ? s * (1.0 / d) : s / d;
         }
         if (!isfinite(s)) return not_finite(i, s);
         x[i] = s;
@@ -63,20 +65,21 @@ ata_status ref_sptrsv_csc(const ata_csr *Tc, ata_uplo uplo, ata_diag diag, int i
     if (!Tc || !b || !x) return ata_fail(ATA_ERR_ARG, "sptrsv: NULL argument");
     if (Tc->nrows != Tc->ncols)
         return ata_fail(ATA_ERR_NOT_SQUARE, "sptrsv: matrix is %d x %d", Tc->ncols, Tc->nrows);
+    if ((unsigned)diag > ATA_NON_UNIT_INV) return ata_fail(ATA_ERR_ARG, "sptrsv: bad diag %d", (int)diag);
     /* Row j of Tc is column j of T: entries (i, j) with i = Tc->col[p]. */
     const int n = Tc->nrows, *Cp = Tc->rowptr, *Ci = Tc->col;
     const double *Cx = Tc->val;
     for (int i = 0; i < n; i++) x[i] = b[i];
     for (int k = 0; k < n; k++) {
         int j = uplo == ATA_LOWER ? k : n - 1 - k;
-        if (diag == ATA_NON_UNIT) {
+        if (diag != ATA_UNIT) {
             double d = 0;
             int has_d = 0;
             for (int p = Cp[j]; p < Cp[j + 1]; p++)
                 if (Ci[p] == j) { d = Cx[p]; has_d = 1; }
             if (!has_d) return ata_fail(ATA_ERR_MISSING_DIAG, "sptrsv: column %d has no diagonal entry", j);
             if (d == 0) return ata_fail(ATA_ERR_ZERO_PIVOT, "sptrsv: zero diagonal in column %d", j);
-            x[j] = inv ? x[j] * d : x[j] / d;
+            x[j] = inv ? x[j] * d : diag == ATA_NON_UNIT_INV ? x[j] * (1.0 / d) : x[j] / d;
         }
         const double xj = x[j];
         if (!isfinite(xj)) return not_finite(j, xj);

@@ -400,7 +400,11 @@ ata_status plan_check_options(const ata_context *ctx, const ata_plan_options *o)
     if (o->S < 0) return ata_fail(ATA_ERR_ARG, "plan: S = %d (expected 0 for auto, or >= 1)", o->S);
     if (!(o->R > 0)) return ata_fail(ATA_ERR_ARG, "plan: R = %g (expected > 0)", o->R);
     if (o->uplo != ATA_LOWER && o->uplo != ATA_UPPER) return ata_fail(ATA_ERR_ARG, "plan: bad uplo");
-    if (o->diag != ATA_UNIT && o->diag != ATA_NON_UNIT) return ata_fail(ATA_ERR_ARG, "plan: bad diag");
+    if (o->diag != ATA_UNIT && o->diag != ATA_NON_UNIT && o->diag != ATA_NON_UNIT_INV)
+        return ata_fail(ATA_ERR_ARG, "plan: bad diag");
+    if (o->diag == ATA_NON_UNIT_INV && ctx->backend != ATA_BACKEND_CPU)
+        return ata_fail(ATA_ERR_UNSUPPORTED, "plan: diag ATA_NON_UNIT_INV (the diagonal's reciprocal) runs on the CPU "
+                        "backend only; the %s backend divides (use ATA_NON_UNIT)", ctx->ops->name);
     if (o->traversal != ATA_PULL && o->traversal != ATA_PUSH) return ata_fail(ATA_ERR_ARG, "plan: bad traversal");
     return policy_check_backend(pd, ctx->backend);
 }
@@ -437,12 +441,30 @@ ata_status plan_extract(ata_context *ctx, const ata_csr *F, const int *perm, con
     return ATA_OK;
 }
 
-ata_status plan_create(ata_context *ctx, const plan_desc *d, const ata_plan_options *opt, ata_plan **out)
+/* ATA_NON_UNIT_INV: the reciprocal of each diagonal entry of the plan's
+ * triangle (a row's or, pushed, a column's entry on the diagonal; checked
+ * nonzero by the extraction), rounded once: the plan then multiplies. */
+void plan_invert_diag(ata_csr *T)
+{
+    for (int r = 0; r < T->nrows; r++)
+        for (int q = T->rowptr[r]; q < T->rowptr[r + 1]; q++)
+            if (T->col[q] == r) T->val[q] = 1.0 / T->val[q];
+}
+
+ata_status plan_create(ata_context *ctx, const plan_desc *d, const ata_plan_options *opt_in, ata_plan **out)
 {
     ata_csr *T = d->T;
     int own = d->own;
     *out = NULL;
-    ata_status st = plan_check_options(ctx, opt);
+    ata_status st = plan_check_options(ctx, opt_in);
+    /* NON_UNIT_INV: a non-unit plan on a triangle whose diagonal this plan
+     * inverts (here, and at new values: diag_invert) */
+    ata_plan_options o = *opt_in;
+    const int invert = o.diag == ATA_NON_UNIT_INV;
+    if (invert) o.diag = ATA_NON_UNIT;
+    const ata_plan_options *opt = &o;
+    if (st == ATA_OK && invert && (!d->from || d->diag_inv))
+        st = ata_fail(ATA_ERR_INTERNAL, "plan: ATA_NON_UNIT_INV needs a triangle to extract");
     if (st == ATA_OK && d->from && d->T)
         st = ata_fail(ATA_ERR_INTERNAL, "plan: both a source to extract and a triangle to take");
     if (st == ATA_OK && d->U && !(ctx->ops->caps & BACKEND_FACTOR_SPLIT))
@@ -457,9 +479,13 @@ ata_status plan_create(ata_context *ctx, const plan_desc *d, const ata_plan_opti
     if (d->from) {
         ATA_TRY(plan_extract(ctx, d->from, d->perm, opt, "sptrsv plan", &T, d->map_out));
         own = PLAN_T_OWNED;
+        if (invert && T->val) plan_invert_diag(T);
     }
     st = analyse(ctx, T, d->U, d->U ? PLAN_T_BORROWED : own, d->kind, opt, d->known, d->like, d->values_f32, out);
-    if (st == ATA_OK) (*out)->diag_inv = d->diag_inv && opt->diag == ATA_NON_UNIT;
+    if (st == ATA_OK) {
+        (*out)->diag_inv = (d->diag_inv || invert) && opt->diag == ATA_NON_UNIT;
+        (*out)->diag_invert = invert;
+    }
     if (st != ATA_OK && d->from && d->map_out) { free(*d->map_out); *d->map_out = NULL; }
     return st;
 }

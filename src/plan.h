@@ -66,6 +66,8 @@ struct ata_plan {
                                grouped by Eq. 5.2's S on a cost model (plan.c) */
     int diag_inv;           /* non-unit: T's diagonal entries hold 1/d and the
                                solve multiplies (plan_desc.diag_inv) */
+    int diag_invert;        /* ATA_NON_UNIT_INV asked (opt.diag says NON_UNIT):
+                               the plan inverts new values' diagonal itself */
     char choice[512];       /* ata_plan_choice: what runs, and why */
     int values_f32;         /* plan_desc.values_f32: T's values are floats held
                                as doubles; a backend may keep and read them as
@@ -124,6 +126,8 @@ ata_status plan_check_options(const ata_context *ctx, const ata_plan_options *o)
 /* The options are checked here (policy, S, R, uplo, diag, traversal, the
  * policy against the backend). On failure nothing of d->T that the plan
  * was to own is left: it is freed as the plan would have freed it. */
+/* Each diagonal entry (col == row) of T replaced by its reciprocal. */
+void plan_invert_diag(ata_csr *T);
 ata_status plan_create(ata_context *ctx, const plan_desc *d, const ata_plan_options *opt, ata_plan **out);
 /* The triangle plan_desc.from describes, extracted (as plan_create
  * extracts it; what: the caller's name in messages). */

@@ -97,6 +97,7 @@ ata_status ata_sptrsv_plan_update_values(ata_plan *p, const ata_csr *T)
     if (tri->nnz != p->T->nnz)
         st = ata_fail(ATA_ERR_ARG, "sptrsv plan update: the triangle has %d entries, the plan's %d: "
                       "not the pattern the plan was made for", tri->nnz, p->T->nnz);
+    if (st == ATA_OK && p->diag_invert) plan_invert_diag(tri);     /* ATA_NON_UNIT_INV */
     if (st == ATA_OK) st = p->ctx->ops->plan_values(p, tri->val);
     ata_csr_free(tri);
     plan_drop_transposed(p);

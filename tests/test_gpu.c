@@ -554,6 +554,10 @@ static void test_context_errors(void **state)
     ata_plan *p = NULL;
     assert_int_equal(ata_sptrsv_plan_create(ctx, A, &po, &p), ATA_ERR_UNSUPPORTED);
     assert_non_null(strstr(ata_last_error(), "chain"));
+    po = ata_plan_defaults();       /* the kernels divide: the reciprocal diagonal is CPU only */
+    po.diag = ATA_NON_UNIT_INV;
+    assert_int_equal(ata_sptrsv_plan_create(ctx, A, &po, &p), ATA_ERR_UNSUPPORTED);
+    assert_non_null(strstr(ata_last_error(), "ATA_NON_UNIT_INV"));
     ata_pcg_options pco = ata_pcg_defaults();
     pco.plan.policy = ATA_POLICY_CHAIN;
     ata_pcg_solver *s = NULL;

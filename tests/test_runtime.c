@@ -313,6 +313,91 @@ static void test_pull_staging(void **state)
     ata_context_destroy(ctx);
 }
 
+/* ATA_NON_UNIT_INV: each plan (policies, pull and push, lower and upper, 1
+ * and 2 workers) bitwise the reference called with it, which differs from
+ * dividing on this matrix (so the option cannot be ignored unseen); after
+ * new values (the plan inverts them again); the transposed solve; a bad
+ * diag refused. */
+static void test_diag_inverse(void **state)
+{
+    (void)state;
+    ata_csr *A, *A2;
+    TU_OK(ata_gen_from_spec("lap2d:9x7,dofs=3,perm=5", &A));
+    TU_OK(ata_csr_copy(A, &A2));
+    for (int q = 0; q < A->nnz; q++) A->val[q] *= 1.0 + 0.37 * sin(1.0 + q);
+    for (int q = 0; q < A2->nnz; q++) A2->val[q] = A->val[q] * (1.0 + 0.11 * (q % 7));
+    const int n = A->nrows;
+    double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x), *xr = malloc((size_t)n * sizeof *xr);
+    const ata_policy pols[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCFREE, ATA_POLICY_CA, ATA_POLICY_CHAIN, ATA_POLICY_AUTO };
+    tu_random_vec(b, n, 9);
+    int differs = 0;
+    for (int u = 0; u < 2; u++) {
+        TU_OK(ata_ref_sptrsv_csr(A, u ? ATA_UPPER : ATA_LOWER, ATA_NON_UNIT_INV, b, xr));
+        TU_OK(ata_ref_sptrsv_csr(A, u ? ATA_UPPER : ATA_LOWER, ATA_NON_UNIT, b, x));
+        differs += memcmp(x, xr, (size_t)n * sizeof *x) != 0;
+    }
+    assert_int_equal(differs, 2);
+    for (int workers = 1; workers <= 2; workers++) {
+        ata_context *ctx = make_ctx(workers, 20);
+        for (size_t k = 0; k < sizeof pols / sizeof *pols; k++)
+            for (int v = 0; v < 4; v++) {
+                ata_plan_options po = ata_plan_defaults();
+                po.policy = pols[k];
+                po.uplo = (v & 1) ? ATA_UPPER : ATA_LOWER;
+                po.traversal = (v & 2) ? ATA_PUSH : ATA_PULL;
+                po.diag = ATA_NON_UNIT_INV;
+                if (po.traversal == ATA_PUSH && pols[k] == ATA_POLICY_CHAIN) continue;     /* pull only */
+                ata_plan *p;
+                TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
+                for (int t = 0; t < 3; t++) {       /* t = 2: new values */
+                    const ata_csr *M = t == 2 ? A2 : A;
+                    if (t == 2) TU_OK(ata_sptrsv_plan_update_values(p, A2));
+                    for (int i = 0; i < n; i++) x[i] = NAN;
+                    TU_OK(ata_sptrsv(p, b, x));
+                    if (po.traversal == ATA_PUSH) {     /* the push reference: on the CSC */
+                        ata_csr *Mc;
+                        TU_OK(po.uplo == ATA_LOWER ? ata_csr_tril(M, &Mc) : ata_csr_triu(M, &Mc));
+                        ata_csr *Mt;
+                        TU_OK(ata_csr_transpose(Mc, &Mt));
+                        TU_OK(ata_ref_sptrsv_csc(Mt, po.uplo, ATA_NON_UNIT_INV, b, xr));
+                        ata_csr_free(Mc); ata_csr_free(Mt);
+                        if (tu_rel_diff(x, xr, n) > 1e-12)
+                            fail_msg("%s push v%d, %d workers, solve %d: rel diff %g", ata_policy_name(pols[k]), v,
+                                     workers, t, tu_rel_diff(x, xr, n));
+                    } else {
+                        TU_OK(ata_ref_sptrsv_csr(M, po.uplo, ATA_NON_UNIT_INV, b, xr));
+                        if (memcmp(x, xr, (size_t)n * sizeof *x))
+                            fail_msg("%s pull v%d, %d workers, solve %d: not bitwise the reference (rel diff %g)",
+                                     ata_policy_name(pols[k]), v, workers, t, tu_rel_diff(x, xr, n));
+                    }
+                }
+                if (po.traversal == ATA_PULL) {     /* T^T x = b: the same triangle's transposed solve */
+                    ata_solve_args a = ata_solve_defaults();
+                    a.transpose = 1;
+                    TU_OK(ata_sptrsv_ex(p, b, x, &a));
+                    ata_csr *Mc, *Mt;
+                    TU_OK(po.uplo == ATA_LOWER ? ata_csr_tril(A2, &Mc) : ata_csr_triu(A2, &Mc));
+                    TU_OK(ata_csr_transpose(Mc, &Mt));
+                    TU_OK(ata_ref_sptrsv_csr(Mt, po.uplo == ATA_LOWER ? ATA_UPPER : ATA_LOWER, ATA_NON_UNIT_INV, b, xr));
+                    if (tu_rel_diff(x, xr, n) > 1e-12)
+                        fail_msg("%s v%d transposed: rel diff %g", ata_policy_name(pols[k]), v, tu_rel_diff(x, xr, n));
+                    ata_csr_free(Mc); ata_csr_free(Mt);
+                }
+                ata_plan_destroy(p);
+            }
+        ata_context_destroy(ctx);
+    }
+    ata_context *ctx = make_ctx(1, 20);
+    ata_plan_options po = ata_plan_defaults();
+    ata_plan *p = NULL;
+    po.diag = (ata_diag)3;
+    assert_int_equal(ata_sptrsv_plan_create(ctx, A, &po, &p), ATA_ERR_ARG);
+    assert_int_equal(ata_ref_sptrsv_csr(A, ATA_LOWER, (ata_diag)3, b, x), ATA_ERR_ARG);
+    ata_context_destroy(ctx);
+    free(b); free(x); free(xr);
+    ata_csr_free(A); ata_csr_free(A2);
+}
+
 /* One worker walks a plan in the rows' natural order where few rows have a
  * predecessor within a few rows in it (cpu_exec.c, layout_natural): the
  * upper triangle of a circuit in its lower triangle's level order, whose
@@ -585,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_thread_counts),
         cmocka_unit_test(test_pull_staging),
         cmocka_unit_test(test_natural_walk),
+        cmocka_unit_test(test_diag_inverse),
         cmocka_unit_test(test_worker_schedules),
         cmocka_unit_test(test_auto_tuning),
         cmocka_unit_test(test_level_order_spec),
