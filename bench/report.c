@@ -666,7 +666,7 @@ static void collect_run(const bench_results *R, const bench_run *u, record *r)
         add_d(r, "peak_rss_mb", u->rss_mb);
     } else if (o->cmd == CMD_SPTRSV) {
         add_s(r, "uplo", o->uplo == ATA_LOWER ? "lower" : "upper");
-        add_s(r, "diag", o->diag == ATA_UNIT ? "unit" : "nonunit");
+        add_s(r, "diag", o->diag == ATA_UNIT ? "unit" : o->diag == ATA_NON_UNIT_INV ? "inverse" : "nonunit");
         add_s(r, "traversal", traversal_name(o->traversal));
         add_i(r, "tri_nnz", m->tri_nnz[t]);
         add_d(r, "analysis_s", u->analysis_s);
@@ -927,7 +927,8 @@ int report_json(const char *path, const bench_results *R)
     fprintf(f, ", \"traversal\": \"%s\", \"uplo\": \"%s\", \"diag\": \"%s\", \"precond\": \"%s\", "
                "\"reorder\": \"%s\", \"rtol\": ",
             traversal_name(o->traversal), o->uplo == ATA_LOWER ? "lower" : "upper",
-            o->diag == ATA_UNIT ? "unit" : "nonunit", ata_precond_name(o->pc), ata_reorder_name(o->reorder));
+            o->diag == ATA_UNIT ? "unit" : o->diag == ATA_NON_UNIT_INV ? "inverse" : "nonunit", ata_precond_name(o->pc),
+            ata_reorder_name(o->reorder));
     json_num(f, o->rtol > 0 ? o->rtol : pc.rtol);
     fprintf(f, ", \"maxit\": %d, \"reps\": %d", o->maxit > 0 ? o->maxit : pc.maxit, o->reps);
     if (o->cmd == CMD_PCG)

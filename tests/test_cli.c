@@ -1032,17 +1032,19 @@ static void test_progress_line(void **state)
 
 /* The serial baseline (bench/serial.c: extracted triangle, CSparse-style
  * loop) answers as the reference does for every triangle, traversal and
- * diagonal: the run's check against ata_ref_* would mark it wrong_answer. */
+ * diagonal (the reciprocal's too): the run's check against ata_ref_* would
+ * mark it wrong_answer; the CSV names the diagonal asked for. */
 static void test_serial_baseline_variants(void **state)
 {
     (void)state;
     static const char *variants[] = { "--uplo lower --traversal pull", "--uplo upper --traversal pull",
                                       "--uplo lower --traversal push", "--uplo upper --traversal push" };
+    static const char *diags[] = { "nonunit", "unit", "inverse" };
     for (int v = 0; v < 4; v++)
-        for (int unit = 0; unit < 2; unit++) {
-            char args[512], line[2][64];
+        for (int d = 0; d < 3; d++) {
+            char args[512], line[3][64];
             snprintf(args, sizeof args, "sptrsv --gen lap2d:17x9,perm=3 --policy serial --reps 2 %s --diag %s "
-                     "--quiet --csv %s", variants[v], unit ? "unit" : "nonunit", tmp_path("serial.csv"));
+                     "--quiet --csv %s", variants[v], diags[d], tmp_path("serial.csv"));
             run_result r = run(args);
             assert_int_equal(r.rc, 0);
             run_free(&r);
@@ -1053,6 +1055,8 @@ static void test_serial_baseline_variants(void **state)
             assert_string_equal(line[0], "ok");
             assert_int_equal(csv_field(lines[0], lines[1], "check", line[1], sizeof line[1]), 0);
             if (!(atof(line[1]) <= 1e-14)) fail_msg("%s: check %s", args, line[1]);
+            assert_int_equal(csv_field(lines[0], lines[1], "diag", line[2], sizeof line[2]), 0);
+            assert_string_equal(line[2], diags[d]);
             free(csv);
         }
 }

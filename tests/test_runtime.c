@@ -316,7 +316,9 @@ static void test_pull_staging(void **state)
 /* ATA_NON_UNIT_INV: each plan (policies, pull and push, lower and upper, 1
  * and 2 workers) bitwise the reference called with it, which differs from
  * dividing on this matrix (so the option cannot be ignored unseen); after
- * new values (the plan inverts them again); the transposed solve; a bad
+ * new values (the plan inverts them again); the transposed solve (a pull
+ * plan for push: bitwise; for pull a push plan, within rounding); push
+ * (within rounding of the reference) differs from push dividing; a bad
  * diag refused. */
 static void test_diag_inverse(void **state)
 {
@@ -371,7 +373,7 @@ static void test_diag_inverse(void **state)
                                      ata_policy_name(pols[k]), v, workers, t, tu_rel_diff(x, xr, n));
                     }
                 }
-                if (po.traversal == ATA_PULL) {     /* T^T x = b: the same triangle's transposed solve */
+                {   /* T^T x = b: the same triangle's transposed solve */
                     ata_solve_args a = ata_solve_defaults();
                     a.transpose = 1;
                     TU_OK(ata_sptrsv_ex(p, b, x, &a));
@@ -379,9 +381,22 @@ static void test_diag_inverse(void **state)
                     TU_OK(po.uplo == ATA_LOWER ? ata_csr_tril(A2, &Mc) : ata_csr_triu(A2, &Mc));
                     TU_OK(ata_csr_transpose(Mc, &Mt));
                     TU_OK(ata_ref_sptrsv_csr(Mt, po.uplo == ATA_LOWER ? ATA_UPPER : ATA_LOWER, ATA_NON_UNIT_INV, b, xr));
-                    if (tu_rel_diff(x, xr, n) > 1e-12)
+                    if (po.traversal == ATA_PUSH ? memcmp(x, xr, (size_t)n * sizeof *x) != 0 : tu_rel_diff(x, xr, n) > 1e-12)
                         fail_msg("%s v%d transposed: rel diff %g", ata_policy_name(pols[k]), v, tu_rel_diff(x, xr, n));
                     ata_csr_free(Mc); ata_csr_free(Mt);
+                }
+                if (po.traversal == ATA_PUSH) {     /* push multiplies: not push dividing */
+                    ata_plan_options pd = po;
+                    pd.diag = ATA_NON_UNIT;
+                    ata_plan *q;
+                    TU_OK(ata_sptrsv_plan_create(ctx, A2, &pd, &q));
+                    double *y = malloc((size_t)n * sizeof *y);
+                    TU_OK(ata_sptrsv(p, b, x));
+                    TU_OK(ata_sptrsv(q, b, y));
+                    if (!memcmp(x, y, (size_t)n * sizeof *x))
+                        fail_msg("%s push v%d: the same bits as dividing", ata_policy_name(pols[k]), v);
+                    free(y);
+                    ata_plan_destroy(q);
                 }
                 ata_plan_destroy(p);
             }
@@ -436,6 +451,42 @@ static void test_natural_walk(void **state)
         snprintf(want, sizeof want, "row %d:", n / 2);
         if (!strstr(ata_last_error(), want)) fail_msg("'%s' does not name %s", ata_last_error(), want);
         ata_plan_destroy(p); ata_plan_destroy(q); ata_plan_destroy(r);
+    }
+    {   /* lower, rows ascending (PULL_DIRECT on an order that is not the
+         * identity): the same circuit numbered backwards, whose lower
+         * triangle is the upper one above */
+        int *rev = malloc((size_t)n * sizeof *rev);
+        for (int i = 0; i < n; i++) rev[i] = n - 1 - i;
+        ata_csr *R;
+        TU_OK(ata_csr_permute_sym(A, rev, &R));
+        ata_plan_options po = ata_plan_defaults();
+        po.policy = ATA_POLICY_LEVELSET;
+        ata_plan *p;
+        TU_OK(ata_sptrsv_plan_create(one, R, &po, &p));
+        assert_true(cpu_plan_of(p)->by_row && cpu_plan_of(p)->nat_rows && !cpu_plan_of(p)->order_identity);
+        tu_random_vec(b, n, 41);
+        TU_OK(ata_ref_sptrsv_csr(R, ATA_LOWER, ATA_NON_UNIT, b, xr));
+        TU_OK(ata_sptrsv(p, b, x));
+        if (memcmp(x, xr, (size_t)n * sizeof *x)) fail_msg("circuit lower, one worker: not bitwise the reference");
+        {   /* several columns, the same walk (pull_rows): each bitwise its own reference */
+            double *B = malloc(3 * (size_t)n * sizeof *B), *X = malloc(3 * (size_t)n * sizeof *X);
+            for (int c = 0; c < 3; c++) tu_random_vec(B + (size_t)c * n, n, 50 + c);
+            TU_OK(ata_sptrsv_multi(p, 3, B, n, X, n));
+            for (int c = 0; c < 3; c++) {
+                TU_OK(ata_ref_sptrsv_csr(R, ATA_LOWER, ATA_NON_UNIT, B + (size_t)c * n, xr));
+                if (memcmp(X + (size_t)c * n, xr, (size_t)n * sizeof *xr))
+                    fail_msg("circuit lower, one worker, column %d of 3: not bitwise the reference", c);
+            }
+            free(B); free(X);
+        }
+        b[n / 2] = NAN;     /* rows below n / 2 stay finite */
+        assert_int_equal(ata_sptrsv(p, b, x), ATA_ERR_NONFINITE);
+        char want[32];
+        snprintf(want, sizeof want, "row %d:", n / 2);
+        if (!strstr(ata_last_error(), want)) fail_msg("'%s' does not name %s", ata_last_error(), want);
+        ata_plan_destroy(p);
+        ata_csr_free(R);
+        free(rev);
     }
     free(b); free(x); free(xr);
     ata_csr_free(A); ata_csr_free(C);

@@ -171,13 +171,16 @@ static void note_bad_row(exec_job *J, int i)
  * operations in the same order as the reference: bitwise its result. Where
  * b and x live (src):
  *   PULL_DIRECT: the plan's order is the identity (a matrix already in level
- *     order, as PCG's layout makes it): b is read and x written as they are;
+ *     order, as PCG's layout makes it), or one worker walks a plan by row
+ *     in ascending rows (exec_natural): b is read and x written as they are;
  *     one column solves straight into the caller's x (xp == x), several
  *     write x and a row-major copy (xwork) that predecessors are read from
  *     (one line per row instead of m).
  *   PULL_INDEX: the order is almost the identity (cpu_plan.by_row, see
  *     cpu_exec_layout; PCG's upper solve): as direct, through the order,
  *     with T, done flags and x by row, not by position.
+ *   PULL_DOWN: one worker walks a plan by row in descending rows (upper,
+ *     exec_natural): row toff - k at position k.
  *   PULL_STAGED: b was gathered into xp (by position, row-major, the
  *     columns of a row side by side; stage_gather) and the solve overwrites
  *     it in place with x, scattered to the caller's x after (stage_scatter):
@@ -239,7 +242,8 @@ static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, 
     for (int k = k0; k < k1; k++) {
         /* r: x's slot and the done flag, a row or (staged) a position; tr:
          * T's row (staged in worker order: both move with toff) */
-        const int tr = src == PULL_INDEX ? order[k] : k + toff, r = src == PULL_DIRECT ? k : tr;
+        const int tr = src == PULL_INDEX ? order[k] : src == PULL_DOWN ? toff - k : k + toff;
+        const int r = src == PULL_DIRECT ? k : tr;
         int lo = Tp[tr], hi = Tp[tr + 1];
         double d = 1;
         if (nonunit) {      /* diagonal last / first */
@@ -691,12 +695,30 @@ static void tune_record(ata_plan *p, double s)
 /* One worker, a plan by row whose order walks the rows nearly in their
  * natural order (cpu_plan.nat_rows): the rows in that order, through
  * nodes where it has them (nat_len). */
+static void natural_cols(exec_job *J, const int src, const int f32)
+{
+    const int n = J->p->n, toff = src == PULL_DOWN ? n - 1 : 0;
+    switch (J->nrhs) {
+    case 2: (void)pull_rows(J, 0, n, toff, 0, 2, src, f32); break;
+    case 4: (void)pull_rows(J, 0, n, toff, 0, 4, src, f32); break;
+    case 8: (void)pull_rows(J, 0, n, toff, 0, 8, src, f32); break;
+    default: (void)pull_rows(J, 0, n, toff, 0, 16, src, f32); break;  /* cpu_exec_sptrsv_multi's blocks only */
+    }
+}
+
 static void exec_natural(exec_job *J)
 {
     const ata_plan *p = J->p;
     const cpu_plan *cp = cpu_plan_of(p);
+    const int up = p->opt.uplo == ATA_UPPER;
+    if (J->nrhs > 1) {      /* several columns: pull_rows, the rows in the same order */
+        if (cp->fval) { if (up) natural_cols(J, PULL_DOWN, 1); else natural_cols(J, PULL_DIRECT, 1); }
+        else if (up) natural_cols(J, PULL_DOWN, 0);
+        else natural_cols(J, PULL_DIRECT, 0);
+        return;
+    }
     if (!cp->nat_len) {
-        if (p->opt.uplo == ATA_UPPER) pull_one_src(J, 0, p->n, p->n - 1, cp->fval != NULL, PULL_DOWN);
+        if (up) pull_one_src(J, 0, p->n, p->n - 1, cp->fval != NULL, PULL_DOWN);
         else pull_one_src(J, 0, p->n, 0, cp->fval != NULL, PULL_DIRECT);
         return;
     }
@@ -744,7 +766,7 @@ static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *
     atomic_init(&J.stuck_dep, -1);
     atomic_init(&J.bad_row, p->n);
     const double t0 = tuning ? clock_now() : 0;
-    if (J.nt == 1 && cpl->nat_rows && mode == EXEC_PULL && nrhs == 1) exec_natural(&J);
+    if (J.nt == 1 && cpl->nat_rows && mode == EXEC_PULL) exec_natural(&J);
     else if (J.nt == 1) exec_worker(&J, 0, 1);   /* too small to gain from threads */
     else cpu_pool_run_n(ctx->pool, exec_worker, &J, J.nt);
     if (tuning && !atomic_load(&J.ctl.abort)) tune_record(p, clock_now() - t0);
@@ -878,7 +900,8 @@ static ata_status layout_positions(ata_plan *p)
     }
     cp->order_identity = identity;
     /* one worker only: in natural order where that is no chain (layout_natural) */
-    cp->by_row = pull && (identity || jumps < n / EXEC_STAGE_JUMPS || (p->info.threads_used == 1 && few_near_rows(p)));
+    cp->few_near = p->info.threads_used == 1 && pull ? few_near_rows(p) : -1;     /* -1: not asked */
+    cp->by_row = pull && (identity || jumps < n / EXEC_STAGE_JUMPS || cp->few_near == 1);
     const int keep = identity || cp->by_row;    /* T as it is */
     const int need_xp = !pull || !cp->by_row;
     double *xp = need_xp ? mem_alloc(((size_t)n + 1) * sizeof *xp) : NULL;
@@ -1139,10 +1162,11 @@ static ata_status layout_nodes(ata_plan *p)
     }
     cp->node_len = len;
     p->info.plan_bytes += (size_t)n;
-    /* chain's blocks by row: one worker walks the rows in their natural
-     * order instead, whole lines (ex19's factor, one worker, cache flushed,
-     * runs back to back: L 1.52 ms in the blocks of four workers, 198 rows,
-     * 0.82-0.84 in lines; the blocks of two, 396 rows, cost nothing) */
+    /* the nodes of the natural walk (layout_natural): one worker walks the
+     * rows in their natural order, through these (chain's blocks: whole
+     * lines; ex19's factor, one worker, cache flushed, runs back to back: L
+     * 1.52 ms in the blocks of four workers, 198 rows, 0.82-0.84 in lines;
+     * the blocks of two, 396 rows, cost nothing) */
     if (cp->nat_rows) {
         const int upper = p->opt.uplo == ATA_UPPER;
         cp->nat_len = mem_alloc((size_t)n + 1);
@@ -1191,7 +1215,7 @@ static void layout_natural(ata_plan *p)
         }
         intervals = ptr[r + 1] == ptr[r] || hi - lo + 1 == ptr[r + 1] - ptr[r];
     }
-    cp->nat_rows = intervals || few_near_rows(p);
+    cp->nat_rows = intervals || (cp->few_near >= 0 ? cp->few_near : few_near_rows(p));
 }
 
 ata_status cpu_exec_layout(ata_plan *p)

@@ -29,6 +29,7 @@ typedef struct cpu_plan {
                                each position (cpu_nodes.h); NULL: none found */
     int nat_rows;           /* one worker runs the rows in their natural order
                                (layout_natural, exec_natural) */
+    int few_near;           /* few_near_rows at layout_positions (-1: not asked) */
     unsigned char *nat_len; /* nodes as node_len, in that natural order (rows
                                ascending, or nat_order); NULL: none */
     int *nat_order;         /* upper: rows descending; NULL for lower */
