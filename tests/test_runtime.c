@@ -44,6 +44,17 @@ static ata_context *make_ctx(int threads, double timeout)
     return bs_context(&cpu_backend, threads, timeout);
 }
 
+/* A NaN put into b at `row`, the first row in solve order that it reaches:
+ * the solve says so and names that row. */
+static void expect_bad_row(ata_plan *p, double *b, double *x, int row)
+{
+    b[row] = NAN;
+    assert_int_equal(ata_sptrsv(p, b, x), ATA_ERR_NONFINITE);
+    char want[32];
+    snprintf(want, sizeof want, "row %d:", row);
+    if (!strstr(ata_last_error(), want)) fail_msg("'%s' does not name %s", ata_last_error(), want);
+}
+
 /* chain's blocks: whole atasks, at most S rows, every row but a block's
  * first needing the one before it in the block; and a block cut in two
  * inside its atask (an edge between two blocks one worker does not order)
@@ -273,11 +284,7 @@ static void test_pull_staging(void **state)
                     }
                     free(B); free(X);
                 }
-                b[n / 3] = NAN;     /* the first row in solve order with a non-finite x */
-                assert_int_equal(ata_sptrsv(p, b, x), ATA_ERR_NONFINITE);
-                char want[32];
-                snprintf(want, sizeof want, "row %d:", n / 3);
-                if (!strstr(ata_last_error(), want)) fail_msg("'%s' does not name %s", ata_last_error(), want);
+                expect_bad_row(p, b, x, n / 3); /* the first row in solve order with a non-finite x */
                 ata_csr_free(A2);
                 ata_plan_destroy(p);
             }
@@ -445,11 +452,7 @@ static void test_natural_walk(void **state)
         TU_OK(ata_ref_sptrsv_csr(A, po.uplo, po.diag, b, xr));
         TU_OK(ata_sptrsv(p, b, x));
         if (memcmp(x, xr, (size_t)n * sizeof *x)) fail_msg("circuit upper, one worker: not bitwise the reference");
-        b[n / 2] = NAN;     /* rows above n / 2 stay finite: the first non-finite row in solve order */
-        assert_int_equal(ata_sptrsv(p, b, x), ATA_ERR_NONFINITE);
-        char want[32];
-        snprintf(want, sizeof want, "row %d:", n / 2);
-        if (!strstr(ata_last_error(), want)) fail_msg("'%s' does not name %s", ata_last_error(), want);
+        expect_bad_row(p, b, x, n / 2); /* rows above n / 2 stay finite: the first non-finite row in solve order */
         ata_plan_destroy(p); ata_plan_destroy(q); ata_plan_destroy(r);
     }
     {   /* lower, rows ascending (PULL_DIRECT on an order that is not the
@@ -479,11 +482,7 @@ static void test_natural_walk(void **state)
             }
             free(B); free(X);
         }
-        b[n / 2] = NAN;     /* rows below n / 2 stay finite */
-        assert_int_equal(ata_sptrsv(p, b, x), ATA_ERR_NONFINITE);
-        char want[32];
-        snprintf(want, sizeof want, "row %d:", n / 2);
-        if (!strstr(ata_last_error(), want)) fail_msg("'%s' does not name %s", ata_last_error(), want);
+        expect_bad_row(p, b, x, n / 2); /* rows below n / 2 stay finite */
         ata_plan_destroy(p);
         ata_csr_free(R);
         free(rev);
