@@ -59,7 +59,7 @@ struct ata_plan {
                                resolved to) */
     int auto_chained;       /* auto on the CPU: rows chained to the one before,
                                per mille (-1: not looked at) */
-    int auto_nodes;         /* auto on the CPU, a chained lower solve: rows that
+    int auto_nodes;         /* auto on the CPU, a chained solve: rows that
                                continue a node (plan.c), per mille (-1: not
                                looked at) */
     int auto_group;         /* auto on the CPU: thin levels of chained rows,
@@ -123,11 +123,11 @@ typedef struct {
 } plan_desc;
 /* Policy, S, R, uplo, diag and traversal valid, the policy runs on ctx's backend. */
 ata_status plan_check_options(const ata_context *ctx, const ata_plan_options *o);
+/* Each diagonal entry (col == row) of T replaced by its reciprocal. */
+void plan_invert_diag(ata_csr *T);
 /* The options are checked here (policy, S, R, uplo, diag, traversal, the
  * policy against the backend). On failure nothing of d->T that the plan
  * was to own is left: it is freed as the plan would have freed it. */
-/* Each diagonal entry (col == row) of T replaced by its reciprocal. */
-void plan_invert_diag(ata_csr *T);
 ata_status plan_create(ata_context *ctx, const plan_desc *d, const ata_plan_options *opt, ata_plan **out);
 /* The triangle plan_desc.from describes, extracted (as plan_create
  * extracts it; what: the caller's name in messages). */

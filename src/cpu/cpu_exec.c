@@ -692,9 +692,7 @@ static void tune_record(ata_plan *p, double s)
              CPU_TUNE_SOLVES, cp->tune_nt, all * 1e3, one * 1e3, round);
 }
 
-/* One worker, a plan by row whose order walks the rows nearly in their
- * natural order (cpu_plan.nat_rows): the rows in that order, through
- * nodes where it has them (nat_len). */
+/* exec_natural's walk with several columns (pull_rows). */
 static void natural_cols(exec_job *J, const int src, const int f32)
 {
     const int n = J->p->n, toff = src == PULL_DOWN ? n - 1 : 0;
@@ -706,6 +704,9 @@ static void natural_cols(exec_job *J, const int src, const int f32)
     }
 }
 
+/* One worker, a plan by row whose runs allow the rows' natural order
+ * (cpu_plan.nat_rows, layout_natural): the rows in that order, through
+ * nodes where it has them (nat_len). */
 static void exec_natural(exec_job *J)
 {
     const ata_plan *p = J->p;
