@@ -374,7 +374,7 @@ static cpu_nodes_view nodes_view(const ata_plan *p)
     const int lower = p->opt.uplo == ATA_LOWER;
     return (cpu_nodes_view){ p->T->rowptr, p->T->col, p->T->val, lower,
                              p->opt.diag == ATA_UNIT ? 0 : lower ? 1 : 2, p->diag_inv,
-                             cpu_plan_of(p)->order_identity ? NULL : p->sched.order };
+                             cpu_plan_of(p)->order_identity ? NULL : p->sched.order, 0 };
 }
 
 /* toff: row k of the stored T is k + toff (cpu_plan.tbase: a segmented
@@ -724,8 +724,9 @@ static void exec_natural(exec_job *J)
         return;
     }
     cpu_nodes_view v = nodes_view(p);
-    v.order = cp->nat_order;
-    if (cpu_nodes_pull1(&v, cp->nat_len, 0, 0, p->n, J->b, J->x) != 0)
+    v.order = NULL;
+    v.down = up;
+    if (cpu_nodes_pull1(&v, cp->nat_len, up ? p->n - 1 : 0, 0, p->n, J->b, J->x) != 0)
         for (int i = 0; i < p->n; i++)
             if (!isfinite(J->x[i])) note_bad_row(J, i);
 }
@@ -1170,14 +1171,12 @@ static ata_status layout_nodes(ata_plan *p)
      * the blocks of two, 396 rows, cost nothing) */
     if (cp->nat_rows) {
         const int upper = p->opt.uplo == ATA_UPPER;
-        cp->nat_len = mem_alloc((size_t)n + 1);
-        cp->nat_order = upper ? mem_alloc(((size_t)n + 1) * sizeof *cp->nat_order) : NULL;
-        if (!cp->nat_len || (upper && !cp->nat_order)) return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
-        if (upper) for (int k = 0; k < n; k++) cp->nat_order[k] = n - 1 - k;
+        if (!(cp->nat_len = mem_alloc((size_t)n + 1))) return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
         cpu_nodes_view nv = v;
-        nv.order = cp->nat_order;
-        cpu_nodes_find(&nv, 0, 0, n, cp->nat_len);
-        p->info.plan_bytes += (size_t)n + (upper ? sizeof(int) * (size_t)n : 0);
+        nv.order = NULL;
+        nv.down = upper;
+        cpu_nodes_find(&nv, upper ? n - 1 : 0, 0, n, cp->nat_len);
+        p->info.plan_bytes += (size_t)n;
     }
     const size_t used = strlen(p->choice);
     snprintf(p->choice + used, sizeof p->choice - used, "; nodes: %lld of %d rows share a node's columns", inner, n);
@@ -1444,7 +1443,6 @@ void cpu_exec_release(ata_plan *p)
     free(cp->seg_order);
     free(cp->node_len);
     free(cp->nat_len);
-    free(cp->nat_order);
     free(cp->fval);
     free(cp->vrow);
     free(cp->vmsrc);

@@ -31,8 +31,7 @@ typedef struct cpu_plan {
                                (layout_natural, exec_natural) */
     int few_near;           /* few_near_rows at layout_positions (-1: not asked) */
     unsigned char *nat_len; /* nodes as node_len, in that natural order (rows
-                               ascending, or nat_order); NULL: none */
-    int *nat_order;         /* upper: rows descending; NULL for lower */
+                               ascending; upper descending); NULL: none */
     int *seg_order;         /* segmented: segments in the order they were made
                                (by position), as one worker runs them */
     /* Policy auto: the first 2 * CPU_TUNE_SOLVES one-column solves alternate

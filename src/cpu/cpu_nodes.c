@@ -26,8 +26,8 @@ long long cpu_nodes_find(const cpu_nodes_view *v, int toff, int k0, int k1, unsi
     for (int k = k0; k < k1; k++) {
         len[k] = 1;
         if (k + 1 >= k1) continue;
-        const int r0 = order ? order[k] : k, t0 = order ? r0 : k + toff;
-        const int step = order ? order[k + 1] - r0 : 1;
+        const int r0 = order ? order[k] : v->down ? toff - k : k, t0 = order || v->down ? r0 : k + toff;
+        const int step = order ? order[k + 1] - r0 : v->down ? -1 : 1;
         if (step != 1 && step != -1) continue;
         int lo0, hi0;
         off_diag(Tp, v->val, t0, v->dk, &lo0, &hi0);
@@ -117,13 +117,13 @@ static inline __attribute__((always_inline)) int one_node(const cpu_nodes_view *
                                                          int k, int k1, const double *restrict b, double *x,
                                                          double *nf, const int index, const int lower, const int dk,
                                                          const int inv)
-{
+{   /* index: 0 by position, 1 through the order, 2 down (cpu_nodes_view) */
     const int *restrict Tp = v->rowptr, *restrict Tj = v->col, *restrict order = v->order;
     const double *restrict Tx = v->val;
     int s = len[k];
     if (s > k1 - k) s = k1 - k;
-    const int r = index ? order[k] : k, t = index ? r : k + toff;
-    const int step = s > 1 && index ? order[k + 1] - r : 1;
+    const int r = index == 1 ? order[k] : index == 2 ? toff - k : k, t = index ? r : k + toff;
+    const int step = s > 1 && index == 1 ? order[k + 1] - r : index == 2 ? -1 : 1;
     switch (s) {
     case 5: *nf += node_rows(Tp, Tj, Tx, b, x, t, r, step, 5, lower, dk, inv); break;
     case 4: *nf += node_rows(Tp, Tj, Tx, b, x, t, r, step, 4, lower, dk, inv); break;
@@ -152,6 +152,7 @@ double cpu_nodes_pull1(const cpu_nodes_view *v, const unsigned char *len, int to
      : v->inv   ? pull_nodes(v, len, toff, k0, k1, b, x, index, lower, (lower) ? 1 : 2, 1)               \
                 : pull_nodes(v, len, toff, k0, k1, b, x, index, lower, (lower) ? 1 : 2, 0))
     if (v->order) return v->lower ? NODES_DIAG(1, 1) : NODES_DIAG(1, 0);
+    if (v->down) return NODES_DIAG(2, 0);       /* upper only */
     return v->lower ? NODES_DIAG(0, 1) : NODES_DIAG(0, 0);
 #undef NODES_DIAG
 }

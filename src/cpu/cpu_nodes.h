@@ -19,8 +19,8 @@
 #define CPU_NODE_MAX 5      /* rows a node at most (PETSc's inode limit) */
 
 /* Where positions meet rows for cpu_nodes_find and cpu_nodes_pull1: stored
- * row of T at position k is order[k] (order != NULL; x by row too) or
- * k + toff (order NULL; x by position). */
+ * row of T at position k is order[k] (order != NULL; x by row too), toff - k
+ * (down: by row, rows descending) or k + toff (x by position). */
 typedef struct {
     const int *rowptr, *col;
     const double *val;
@@ -28,6 +28,7 @@ typedef struct {
     int dk;             /* diagonal: 0 none (unit), 1 last, 2 first */
     int inv;            /* multiply by the stored diagonal (else divide) */
     const int *order;
+    int down;           /* order NULL: position k is row toff - k (an upper natural walk) */
 } cpu_nodes_view;
 
 /* len[k] for k0 <= k < k1: how many positions from k on (at most
