@@ -32,7 +32,11 @@ long long cpu_nodes_find(const cpu_nodes_view *v, int toff, int k0, int k1, unsi
         int lo0, hi0;
         off_diag(Tp, v->val, t0, v->dk, &lo0, &hi0);
         const int K = hi0 - lo0;
-        for (int m = 1; m < CPU_NODE_MAX && k + m < k1; m++) {
+        /* A node's rows from its second on are a node one row shorter (its
+         * shared columns plus the first row's): those checks hold already. */
+        int m = 1;
+        if (k > k0 && len[k - 1] > 2) len[k] = (unsigned char)(m = len[k - 1] - 1);
+        for (; m < CPU_NODE_MAX && k + m < k1; m++) {
             if (order && order[k + m] != r0 + m * step) break;
             int lo, hi;
             off_diag(Tp, v->val, t0 + m * step, v->dk, &lo, &hi);
