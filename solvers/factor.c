@@ -300,9 +300,8 @@ static ata_status check_options(const ata_factor_options *o)
 ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_factor_options *opt,
                              int require_positive, const factor_hints *hints, factor_core **out)
 {
-    factor_hints h = { 0, NULL };
-    if (hints) h = *hints;
-    dag own = { 0 };    /* A's lower DAG where the caller has none (below) */
+    const factor_hints none = { 0, NULL };
+    if (!hints) hints = &none;
     *out = NULL;
     if (!A) return ata_fail(ATA_ERR_ARG, "factor: NULL matrix");
     ATA_TRY(check_options(opt));
@@ -327,29 +326,21 @@ ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_facto
         goto fail;
     }
     CHECK(ilu0_find_diag(A, f->dpos));
-    /* Built once here: the ILU0 plan, the L solve plan and U's reversed
-     * levels all take A's lower DAG (it is L's), each of them built it
-     * again before (three builds, ~13 of the 95 ms of ex19's setup). */
-    if (!h.lower && opt->type != ATA_PC_JACOBI && !(f->ctx->ops->caps & BACKEND_NO_SCHEDULE)) {
-        CHECK(dag_build(n, A->rowptr, A->col, 1, ATA_LOWER, &own));
-        h.lower = &own;
-    }
-    CHECK(f->how->setup(f, A, &h));
+    CHECK(f->how->setup(f, A, hints));
     CHECK(f->ctx->ops->vec_alloc(f->ctx, (size_t)n, &f->tmp));
     f->analysis_s = clock_now() - t0;
     f->aval = A->val;
-    f->lower = h.lower;
+    f->lower = hints->lower ? hints->lower : f->own_lower.level ? &f->own_lower : NULL;
     st = factorise(f);
     f->aval = NULL;
     f->lower = NULL;
-    dag_free(&own);
+    dag_free(&f->own_lower);
     if (st == ATA_ERR_ZERO_PIVOT || st == ATA_ERR_INDEFINITE_PC || st == ATA_OK) {
         *out = f;
         return st;
     }
 #undef CHECK
 fail:
-    dag_free(&own);
     factor_core_free(f);
     return st;
 }
@@ -399,6 +390,7 @@ void factor_core_free(factor_core *f)
     ata_csr_free(f->Ct);
     ata_csr_free(f->D);
     free(f->dpos);
+    dag_free(&f->own_lower);
     free(f->Lmap);
     free(f->Umap);
     free(f);

@@ -21,6 +21,9 @@ typedef struct factor_core {
                                is the ILU0 plan's, LU's, or for Jacobi A's
                                diagonal */
     const dag *lower;       /* factor_hints' DAG, during setup only */
+    dag own_lower;          /* L's DAG where no hint gave one (split): built
+                               once for the ILU0 plan, the L plan and U's
+                               reversed levels, freed after setup */
     int nnz;
     int *dpos;              /* position of each row's diagonal in A */
     /* Storage, by strategy (factor_impl.h): */

@@ -326,15 +326,20 @@ static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowe
     if (unscheduled) goto upload;
     if (!known && (st = dag_build(p->n, T->rowptr, T->col, preds, uplo, &d)) != ATA_OK) goto fail;
     p->auto_group = p->auto_policy && opt->policy == ATA_POLICY_CA && auto_groups_levels(p, dp);
-    if ((st = choose_S(p, &S)) != ATA_OK) goto fail;
-    /* vendor keeps a syncfree schedule only for the statistics. */
-    ata_policy pol = opt->policy == ATA_POLICY_VENDOR ? ATA_POLICY_SYNCFREE : opt->policy;
     /* like: the ILU0 plan on split factors, whose T is this pull lower
      * plan's T (factor.c); its schedule is this one's where policy and S
-     * agree. */
-    if (like && like->kind == PLAN_ILU0 && like->Tu && kind == PLAN_SPTRSV && like->T == T &&
-        opt->traversal == ATA_PULL && opt->uplo == ATA_LOWER && like->opt.policy == opt->policy &&
-        like->sched.S_in == S && like->ctx == ctx) {
+     * agree. chain's S is its cap, from this T and these workers either
+     * way: taken, not counted again (a pass over the pattern). */
+    const int as_like = like && like->kind == PLAN_ILU0 && like->Tu && kind == PLAN_SPTRSV && like->T == T &&
+                        opt->traversal == ATA_PULL && opt->uplo == ATA_LOWER && like->opt.policy == opt->policy &&
+                        like->ctx == ctx;
+    if (as_like && opt->S == 0 && (policy_get(opt->policy)->flags & POLICY_BLOCKS) && ctx->backend == ATA_BACKEND_CPU)
+        S = like->sched.S_in;
+    else if ((st = choose_S(p, &S)) != ATA_OK)
+        goto fail;
+    /* vendor keeps a syncfree schedule only for the statistics. */
+    ata_policy pol = opt->policy == ATA_POLICY_VENDOR ? ATA_POLICY_SYNCFREE : opt->policy;
+    if (as_like && like->sched.S_in == S) {
         if ((st = agg_copy(&like->sched, p->n, &p->sched)) != ATA_OK) goto fail;
     } else if ((st = agg_build(dp, T->rowptr, T->col, preds, uplo, pol, S, ctx->capacity, &p->sched)) != ATA_OK) {
         goto fail;
