@@ -711,10 +711,11 @@ static void test_api_errors(void **state)
     ata_context_destroy(ctx);
 }
 
-/* SpMV prefetches x ahead where x is large and gathered at random (a
- * randomly permuted grid), not for a stencil in order or a small x; either
- * way y is the reference's, bit for bit (the same sums in the same order). */
-static void test_spmv_prefetch(void **state)
+/* SpMV prefetches x ahead, and ILU0 the U rows of the rows ahead, where x
+ * is large and gathered at random (a randomly permuted grid), not for a
+ * stencil in order or a small x; either way y and the factors are the
+ * reference's, bit for bit (the same operations in the same order). */
+static void test_gather_prefetch(void **state)
 {
     (void)state;
     const char *specs[] = { "lap3d:82,perm=5", "lap3d:82", "circuit:100000" };
@@ -727,7 +728,7 @@ static void test_spmv_prefetch(void **state)
     for (int m = 0; m < 3; m++) {
         ata_csr *A;
         TU_OK(ata_gen_from_spec(specs[m], &A));
-        assert_int_equal(cpu_spmv_gathers_at_random(A), want[m]);
+        assert_int_equal(cpu_gathers_at_random(A), want[m]);
         const int n = A->nrows;
         double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *r = malloc(n * sizeof *r), dot;
         tu_random_vec(x, n, 7 + m);
@@ -738,6 +739,22 @@ static void test_spmv_prefetch(void **state)
         assert_memory_equal(y, r, n * sizeof *y);
         ctx->ops->spmv_destroy(ctx, h);
         free(x); free(y); free(r);
+        if (m < 2) {    /* ILU0 on the split factors, against the reference's */
+            factor_core *f;
+            ata_factor_options fo = ata_factor_defaults();
+            TU_OK(factor_core_setup(ctx, A, &fo, 0, NULL, &f));
+            assert_int_equal(cpu_plan_of(f->fp)->ilu_prefetch, want[m]);
+            TU_OK(ata_ref_ilu0(A));
+            for (int i = 0; i < n; i++) {
+                const int nl = f->Ls->rowptr[i + 1] - f->Ls->rowptr[i], a0 = A->rowptr[i];
+                assert_memory_equal(f->Ls->val + f->Ls->rowptr[i], A->val + a0, nl * sizeof *A->val);
+                const double u = 1.0 / A->val[a0 + nl];      /* U's pivots are kept inverted */
+                assert_memory_equal(&f->Us->val[f->Us->rowptr[i]], &u, sizeof u);
+                assert_memory_equal(f->Us->val + f->Us->rowptr[i] + 1, A->val + a0 + nl + 1,
+                                    (f->Us->rowptr[i + 1] - f->Us->rowptr[i] - 1) * sizeof *A->val);
+            }
+            factor_core_free(f);
+        }
         ata_csr_free(A);
     }
     ata_context_destroy(ctx);
@@ -757,7 +774,7 @@ int main(void)
         cmocka_unit_test(test_worker_schedules),
         cmocka_unit_test(test_auto_tuning),
         cmocka_unit_test(test_level_order_spec),
-        cmocka_unit_test(test_spmv_prefetch),
+        cmocka_unit_test(test_gather_prefetch),
     };
     return cmocka_run_group_tests_name("runtime (cpu backend)", tests, NULL, NULL);
 }

@@ -210,7 +210,7 @@ static void axpby_worker(void *arg, int tid, int nt)
 #define SPMV_NEAR_COLS 8
 typedef struct { const ata_csr *A; int prefetch; } cpu_spmv_h;
 
-int cpu_spmv_gathers_at_random(const ata_csr *A)
+int cpu_gathers_at_random(const ata_csr *A)
 {
     if ((size_t)A->ncols * sizeof(double) < SPMV_PREFETCH_MIN_X) return 0;
     const int *Ap = A->rowptr, *Aj = A->col;
@@ -233,7 +233,7 @@ static ata_status cpu_spmv_create(ata_context *ctx, const ata_csr *A, void **h)
     (void)ctx;
     cpu_spmv_h *s = malloc(sizeof *s);
     if (!s) return ata_fail(ATA_ERR_NOMEM, "spmv: out of memory");
-    *s = (cpu_spmv_h){ A, cpu_spmv_gathers_at_random(A) };
+    *s = (cpu_spmv_h){ A, cpu_gathers_at_random(A) };
     *h = s;
     return ATA_OK;
 }

@@ -3,8 +3,10 @@
 #define ATA_CPU_BACKEND_H
 #include "ata.h"
 
-/* 1 where the CPU's SpMV prefetches x ahead: x of 4 MiB or more, gathered
- * at random (cpu_backend.c). */
-int cpu_spmv_gathers_at_random(const ata_csr *A);
+/* 1 where A's rows reach columns at random and there are enough of them
+ * (4 MiB of doubles) that a gather misses the cache: the CPU's SpMV then
+ * prefetches x ahead, and ILU0 the U rows its next rows read
+ * (cpu_backend.c). */
+int cpu_gathers_at_random(const ata_csr *A);
 
 #endif

@@ -30,6 +30,8 @@ typedef struct cpu_plan {
     int nat_rows;           /* one worker runs the rows in their natural order
                                (layout_natural, exec_natural) */
     int few_near;           /* few_near_rows at layout_positions (-1: not asked) */
+    int ilu_prefetch;       /* ILU0 on split factors: fetch the U rows of the
+                               rows ahead (cpu_gathers_at_random of L) */
     unsigned char *nat_len; /* nodes as node_len, in that natural order (rows
                                ascending; upper descending); NULL: none */
     int *seg_order;         /* segmented: segments in the order they were made
