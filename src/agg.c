@@ -378,7 +378,7 @@ static ata_status build_chain(agg_result *r, const dag *d, const int *ptr, const
                               ata_uplo uplo, int cap, const agg_chains *pre)
 {
     const int n = d->n;
-    if (pre && pre->n != n) pre = NULL;
+    if (pre && (pre->n != n || !pre->bstart)) pre = NULL;     /* (n < 2: no chains were kept) */
     int *bstart = mem_alloc(((size_t)n + 1) * sizeof *bstart), *blk = mem_alloc(((size_t)n + 1) * sizeof *blk);
     int *lev = NULL, *cnt = NULL, nb = 0, nlev = 0;
     if (!bstart || !blk || !(lev = mem_calloc((size_t)n + 1, sizeof *lev))) goto nomem;

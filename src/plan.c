@@ -335,7 +335,8 @@ static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowe
     const int as_like = like && like->kind == PLAN_ILU0 && like->Tu && kind == PLAN_SPTRSV && like->T == T &&
                         opt->traversal == ATA_PULL && opt->uplo == ATA_LOWER && like->opt.policy == opt->policy &&
                         like->ctx == ctx;
-    if (as_like && opt->S == 0 && (policy_get(opt->policy)->flags & POLICY_BLOCKS) && ctx->backend == ATA_BACKEND_CPU)
+    if (as_like && opt->S == 0 && like->opt.S == 0 && (policy_get(opt->policy)->flags & POLICY_BLOCKS) &&
+        ctx->backend == ATA_BACKEND_CPU)
         S = like->sched.S_in;
     else if ((st = choose_S(p, &S, &chains)) != ATA_OK)
         goto fail;

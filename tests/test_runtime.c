@@ -734,6 +734,7 @@ static void test_gather_prefetch(void **state)
         tu_random_vec(x, n, 7 + m);
         void *h;
         TU_OK(ctx->ops->spmv_create(ctx, A, &h));
+        assert_int_equal(cpu_spmv_prefetches(h), want[m]);
         TU_OK(ctx->ops->spmv_dot(ctx, h, x, y, &dot));
         TU_OK(ata_ref_spmv(A, x, r));
         assert_memory_equal(y, r, n * sizeof *y);

@@ -144,7 +144,7 @@ static inline __attribute__((always_inline)) double spmv_rows(const ata_csr *A, 
     for (int i = lo; i < hi; i++) {
         double s = 0;
         for (int q = Ap[i]; q < Ap[i + 1]; q++) {
-            if (pf) __builtin_prefetch(&x[Aj[q + SPMV_PREFETCH_AHEAD <= last ? q + SPMV_PREFETCH_AHEAD : last]], 0, 0);
+            if (pf) __builtin_prefetch(&x[Aj[q < last - SPMV_PREFETCH_AHEAD ? q + SPMV_PREFETCH_AHEAD : last]], 0, 0);
             s += Ax[q] * x[Aj[q]];
         }
         y[i] = s;
@@ -238,6 +238,7 @@ static ata_status cpu_spmv_create(ata_context *ctx, const ata_csr *A, void **h)
     return ATA_OK;
 }
 static void cpu_spmv_destroy(ata_context *ctx, void *h) { (void)ctx; free(h); }
+int cpu_spmv_prefetches(const void *h) { return ((const cpu_spmv_h *)h)->prefetch; }
 
 
 static ata_status cpu_spmv_dot(ata_context *ctx, void *h, const double *x, double *y, double *xy)

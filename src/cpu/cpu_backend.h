@@ -8,5 +8,7 @@
  * prefetches x ahead, and ILU0 the U rows its next rows read
  * (cpu_backend.c). */
 int cpu_gathers_at_random(const ata_csr *A);
+/* The CPU SpMV handle's choice (spmv_create). */
+int cpu_spmv_prefetches(const void *h);
 
 #endif

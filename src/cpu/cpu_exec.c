@@ -499,10 +499,10 @@ static int run_push_col(exec_job *J, int k, int j, int tracked)
 static inline __attribute__((always_inline)) void ilu0_prefetch(const ata_plan *p, int k, int k1)
 {
     const int *Lp = p->T->rowptr, *Lj = p->T->col, *Up = p->Tu->rowptr, *order = p->sched.order;
-    if (k + EXEC_ILU_AHEAD < k1)
+    if (k < k1 - EXEC_ILU_AHEAD)
         for (int q = Lp[order[k + EXEC_ILU_AHEAD]]; q < Lp[order[k + EXEC_ILU_AHEAD] + 1]; q++)
             __builtin_prefetch(&Up[Lj[q]], 0, 0);
-    if (k + EXEC_ILU_AHEAD / 2 < k1)
+    if (k < k1 - EXEC_ILU_AHEAD / 2)
         for (int q = Lp[order[k + EXEC_ILU_AHEAD / 2]]; q < Lp[order[k + EXEC_ILU_AHEAD / 2] + 1]; q++) {
             const int u = Up[Lj[q]];
             __builtin_prefetch(&p->Tu->col[u], 0, 0);
