@@ -279,24 +279,20 @@ nomem:
  * place along the solve direction. */
 static int t_row(int n, ata_uplo uplo, int t) { return uplo == ATA_LOWER ? t : n - 1 - t; }
 
-/* Columns are sorted: bisect. */
 static int has_entry(const int *ptr, const int *idx, int row, int col)
 {
-    int lo = ptr[row], hi = ptr[row + 1] - 1;
-    while (lo <= hi) {
-        const int mid = lo + (hi - lo) / 2;
-        if (idx[mid] == col) return 1;
-        if (idx[mid] < col) lo = mid + 1; else hi = mid - 1;
-    }
+    for (int q = ptr[row]; q < ptr[row + 1]; q++)
+        if (idx[q] == col) return 1;
     return 0;
 }
 
-/* Blocks: rows along the solve direction, each needing the one before,
- * cut at cap, into bstart[0..nb] and blk[row]. */
-static int chain_starts(int n, const int *ptr, const int *idx, int preds, ata_uplo uplo, int cap, int *bstart,
-                        int *blk)
+/* Blocks (rows along the solve direction, each needing the one before,
+ * cut at cap) into bstart[0..nb], blk[row], and their levels (the longest
+ * path of blocks before each) into lev[0..nb) (zeroed by the caller). */
+static void chain_blocks(int n, const int *ptr, const int *idx, int preds, ata_uplo uplo, int cap, int *bstart,
+                         int *blk, int *lev, int *nb_out, int *nlev_out)
 {
-    int nb = 0;
+    int nb = 0, nlev = 0;
     for (int t = 0; t < n; t++) {
         const int i = t_row(n, uplo, t), prev = t ? t_row(n, uplo, t - 1) : -1;
         /* pull: row i lists its predecessors; push: row prev lists its successors */
@@ -305,15 +301,6 @@ static int chain_starts(int n, const int *ptr, const int *idx, int preds, ata_up
         blk[i] = nb - 1;
     }
     bstart[nb] = n;
-    return nb;
-}
-
-/* The blocks' levels (the longest path of blocks before each) into
- * lev[0..nb) (zeroed by the caller); returns how many levels. */
-static int chain_levels(int n, const int *ptr, const int *idx, int preds, ata_uplo uplo, const int *bstart,
-                        const int *blk, int nb, int *lev)
-{
-    int nlev = 0;
     /* Blocks in solve order: a block's predecessors are in earlier ones. */
     for (int b = 0; b < nb; b++)
         for (int t = bstart[b]; t < bstart[b + 1]; t++) {
@@ -326,78 +313,45 @@ static int chain_levels(int n, const int *ptr, const int *idx, int preds, ata_up
             }
             if (lev[b] + 1 > nlev) nlev = lev[b] + 1;
         }
-    return nlev;
-}
-
-void agg_chains_free(agg_chains *c)
-{
-    if (!c) return;
-    free(c->bstart);
-    free(c->blk);
-    free(c->lev);
-    memset(c, 0, sizeof *c);
+    *nb_out = nb;
+    *nlev_out = nlev;
 }
 
 #define AGG_CHAIN_ALIGN 12      /* nodes of 1, 2, 3, 4 or 6 rows */
 
-ata_status agg_chain_cap(int n, const int *ptr, const int *idx, int preds, ata_uplo uplo, int ways, int *cap,
-                         agg_chains *keep)
+ata_status agg_chain_cap(int n, const int *ptr, const int *idx, int preds, ata_uplo uplo, int ways, int *cap)
 {
     *cap = n > 0 ? n : 1;
-    if (keep) memset(keep, 0, sizeof *keep);
     if (n < 2) return ATA_OK;
-    agg_chains c = { .n = n };
-    c.bstart = mem_alloc(((size_t)n + 1) * sizeof *c.bstart);
-    c.blk = mem_alloc(((size_t)n + 1) * sizeof *c.blk);
-    c.lev = mem_calloc((size_t)n + 1, sizeof *c.lev);
-    if (!c.bstart || !c.blk || !c.lev) {
-        agg_chains_free(&c);
+    int *bstart = mem_alloc(((size_t)n + 1) * sizeof *bstart), *blk = mem_alloc(((size_t)n + 1) * sizeof *blk);
+    int *lev = mem_calloc((size_t)n + 1, sizeof *lev), nb, nlev;
+    if (!bstart || !blk || !lev) {
+        free(bstart); free(blk); free(lev);
         return ata_fail(ATA_ERR_NOMEM, "aggregation: out of memory (n = %d)", n);
     }
-    c.nb = chain_starts(n, ptr, idx, preds, uplo, n, c.bstart, c.blk);
-    c.nlev = chain_levels(n, ptr, idx, preds, uplo, c.bstart, c.blk, c.nb, c.lev);
+    chain_blocks(n, ptr, idx, preds, uplo, n, bstart, blk, lev, &nb, &nlev);
     /* Too few whole chains a level for the workers: cut each into `ways`,
      * at a multiple of AGG_CHAIN_ALIGN rows, so that the cuts of every line
      * fall between the same nodes of a PDE system (a cut inside a node
      * makes a line's first piece wait for the last piece of the line
      * before: on ex19's factor, every level of blocks one block). */
-    if (ways > 1 && (long long)c.nb < (long long)ways * c.nlev) {
-        const long long mean = (n + (long long)c.nb - 1) / c.nb, piece = (mean + ways - 1) / ways;
-        const long long cc = (piece + AGG_CHAIN_ALIGN - 1) / AGG_CHAIN_ALIGN * AGG_CHAIN_ALIGN;
-        *cap = (int)(cc < n ? cc : n);
+    if (ways > 1 && (long long)nb < (long long)ways * nlev) {
+        const long long mean = (n + (long long)nb - 1) / nb, piece = (mean + ways - 1) / ways;
+        const long long c = (piece + AGG_CHAIN_ALIGN - 1) / AGG_CHAIN_ALIGN * AGG_CHAIN_ALIGN;
+        *cap = (int)(c < n ? c : n);
     }
-    if (keep) *keep = c;
-    else agg_chains_free(&c);
+    free(bstart); free(blk); free(lev);
     return ATA_OK;
 }
 
-/* pre: the whole chains of this adjacency (agg_chain_cap), or NULL: the
- * blocks are its chains cut at cap (the same as chain_starts finds), and
- * where nothing is cut, its levels too. */
 static ata_status build_chain(agg_result *r, const dag *d, const int *ptr, const int *idx, int preds,
-                              ata_uplo uplo, int cap, const agg_chains *pre)
+                              ata_uplo uplo, int cap)
 {
     const int n = d->n;
-    if (pre && (pre->n != n || !pre->bstart)) pre = NULL;     /* (n < 2: no chains were kept) */
     int *bstart = mem_alloc(((size_t)n + 1) * sizeof *bstart), *blk = mem_alloc(((size_t)n + 1) * sizeof *blk);
     int *lev = NULL, *cnt = NULL, nb = 0, nlev = 0;
     if (!bstart || !blk || !(lev = mem_calloc((size_t)n + 1, sizeof *lev))) goto nomem;
-    if (!pre) {
-        nb = chain_starts(n, ptr, idx, preds, uplo, cap, bstart, blk);
-    } else {
-        for (int c = 0; c < pre->nb; c++)
-            for (int t = pre->bstart[c]; t < pre->bstart[c + 1]; t++) {
-                if ((t - pre->bstart[c]) % cap == 0) bstart[nb++] = t;
-                blk[t_row(n, uplo, t)] = nb - 1;
-            }
-        bstart[nb] = n;
-    }
-    if (pre && nb == pre->nb) {     /* uncut: its levels */
-        memcpy(lev, pre->lev, (size_t)nb * sizeof *lev);
-        nlev = pre->nlev;
-    } else {
-        nlev = chain_levels(n, ptr, idx, preds, uplo, bstart, blk, nb, lev);
-    }
+    chain_blocks(n, ptr, idx, preds, uplo, cap, bstart, blk, lev, &nb, &nlev);
     r->natasks = nlev;
     r->nblocks = nb;
     r->block_ptr = mem_alloc(((size_t)nb + 1) * sizeof *r->block_ptr);
@@ -469,12 +423,6 @@ ata_status agg_build(const dag *d, const int *ptr, const int *idx, int preds,
                      ata_uplo uplo, ata_policy policy, int S, int capacity,
                      agg_result *out)
 {
-    return agg_build_pre(d, ptr, idx, preds, uplo, policy, S, capacity, NULL, out);
-}
-
-ata_status agg_build_pre(const dag *d, const int *ptr, const int *idx, int preds, ata_uplo uplo, ata_policy policy,
-                         int S, int capacity, const agg_chains *pre, agg_result *out)
-{
     memset(out, 0, sizeof *out);
     const int n = d->n;
     const policy_desc *pd = policy_get(policy);
@@ -488,7 +436,7 @@ ata_status agg_build_pre(const dag *d, const int *ptr, const int *idx, int preds
     out->atask_ptr = mem_alloc(((size_t)n + 2) * sizeof *out->atask_ptr);
     if (!out->order || !out->atask_ptr) goto nomem;
     if (pd->flags & POLICY_BLOCKS) {
-        ata_status st = build_chain(out, d, ptr, idx, preds, uplo, out->S, pre);
+        ata_status st = build_chain(out, d, ptr, idx, preds, uplo, out->S);
         /* c, f and the barriers as for any schedule; then no tracking: the
          * only edges inside a level of blocks are inside blocks, whose rows
          * one worker runs in order. */

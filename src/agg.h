@@ -46,25 +46,12 @@ ata_status agg_build(const dag *d, const int *ptr, const int *idx, int preds,
                      ata_uplo uplo, ata_policy policy, int S, int capacity,
                      agg_result *out);
 void agg_free(agg_result *a);
-/* chain's whole chains (no cap) of an adjacency: block starts (nb + 1), each
- * row's block, each block's level. */
-typedef struct {
-    int n, nb, nlev;
-    int *bstart, *blk, *lev;
-} agg_chains;
-void agg_chains_free(agg_chains *c);
 /* chain's cap (S) for `ways` workers: no cut (n) where whole chains give
  * each level of blocks `ways` of them on average; else each chain cut
  * into `ways` blocks (their mean length / ways): a grid whose lines
  * depend on each other (lap2d, a PDE system's nodes along a line) then
- * runs its lines' pieces as a wavefront. Two passes over the pattern;
- * keep (may be NULL) takes the whole chains for agg_build_pre. */
-ata_status agg_chain_cap(int n, const int *ptr, const int *idx, int preds, ata_uplo uplo, int ways, int *cap,
-                         agg_chains *keep);
-/* agg_build, with chain's blocks cut from `pre` (NULL: found again), the
- * whole chains agg_chain_cap kept for the same adjacency. */
-ata_status agg_build_pre(const dag *d, const int *ptr, const int *idx, int preds, ata_uplo uplo, ata_policy policy,
-                         int S, int capacity, const agg_chains *pre, agg_result *out);
+ * runs its lines' pieces as a wavefront. One pass over the pattern. */
+ata_status agg_chain_cap(int n, const int *ptr, const int *idx, int preds, ata_uplo uplo, int ways, int *cap);
 /* dst = a copy of src (n tasks): the schedule agg_build would make again on
  * the same DAG, adjacency, policy and S. */
 ata_status agg_copy(const agg_result *src, int n, agg_result *dst);

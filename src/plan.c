@@ -76,8 +76,7 @@ static double model_row_work(const ata_plan *p)
 }
 
 /* Eq. 5.1 and 5.2: S = max(S_min, R * T_l / T_u). */
-/* keep: chain's whole chains, for agg_build_pre (else left empty). */
-static ata_status choose_S(ata_plan *p, int *S, agg_chains *keep)
+static ata_status choose_S(ata_plan *p, int *S)
 {
     ata_context *ctx = p->ctx;
     if (p->opt.S > 0) { *S = p->opt.S; return ATA_OK; }
@@ -95,7 +94,7 @@ static ata_status choose_S(ata_plan *p, int *S, agg_chains *keep)
         /* the workers a solve runs on (never more than the CPUs this
          * process may use), as the layout counts them */
         return agg_chain_cap(p->n, p->T->rowptr, p->T->col, preds, p->kind == PLAN_ILU0 ? ATA_LOWER : p->opt.uplo,
-                             cpu_pool_workers(ctx->pool), S, keep);
+                             cpu_pool_workers(ctx->pool), S);
     }
     if (!(fl & POLICY_USES_S)) { *S = 1; return ATA_OK; }
     /* auto on the CPU: levels as they are (S_min) unless they are thin runs
@@ -313,7 +312,6 @@ static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowe
     const int preds = kind == PLAN_ILU0 || opt->traversal == ATA_PULL;
     const ata_uplo uplo = kind == PLAN_ILU0 ? ATA_LOWER : opt->uplo;
     dag d = { 0 };
-    agg_chains chains = { 0 };     /* chain's, from choose_S to agg_build */
     ata_status st = ATA_OK;
     int S = 1;
     if (kind == PLAN_ILU0 && !Tu) {
@@ -338,17 +336,15 @@ static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowe
     if (as_like && opt->S == 0 && like->opt.S == 0 && (policy_get(opt->policy)->flags & POLICY_BLOCKS) &&
         ctx->backend == ATA_BACKEND_CPU)
         S = like->sched.S_in;
-    else if ((st = choose_S(p, &S, &chains)) != ATA_OK)
+    else if ((st = choose_S(p, &S)) != ATA_OK)
         goto fail;
     /* vendor keeps a syncfree schedule only for the statistics. */
     ata_policy pol = opt->policy == ATA_POLICY_VENDOR ? ATA_POLICY_SYNCFREE : opt->policy;
     if (as_like && like->sched.S_in == S) {
         if ((st = agg_copy(&like->sched, p->n, &p->sched)) != ATA_OK) goto fail;
-    } else if ((st = agg_build_pre(dp, T->rowptr, T->col, preds, uplo, pol, S, ctx->capacity, &chains, &p->sched)) !=
-               ATA_OK) {
+    } else if ((st = agg_build(dp, T->rowptr, T->col, preds, uplo, pol, S, ctx->capacity, &p->sched)) != ATA_OK) {
         goto fail;
     }
-    agg_chains_free(&chains);
     if ((st = init_dependency_state(p, preds, uplo)) != ATA_OK) goto fail;
 
     ata_plan_info *in = &p->info;
@@ -398,7 +394,6 @@ upload:
     return ATA_OK;
 fail:
     dag_free(&d);
-    agg_chains_free(&chains);
     plan_free(p);
     return st;
 }
