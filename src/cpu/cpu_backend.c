@@ -206,13 +206,13 @@ static void axpby_worker(void *arg, int tid, int nt)
  * gains nothing. So: where at least a quarter of the entries (sampled, one
  * row pair in 16) have no entry of the row before within 8 columns, and x
  * is 4 MiB or more. Same sums in the same order: the same bits. */
-#define SPMV_PREFETCH_MIN_X (4u << 20)
-#define SPMV_NEAR_COLS 8
+#define GATHER_PREFETCH_MIN_X (4u << 20)
+#define GATHER_NEAR_COLS 8
 typedef struct { const ata_csr *A; int prefetch; } cpu_spmv_h;
 
 int cpu_gathers_at_random(const ata_csr *A)
 {
-    if ((size_t)A->ncols * sizeof(double) < SPMV_PREFETCH_MIN_X) return 0;
+    if ((size_t)A->ncols * sizeof(double) < GATHER_PREFETCH_MIN_X) return 0;
     const int *Ap = A->rowptr, *Aj = A->col;
     long long seen = 0, far = 0;
     for (int i = 1; i < A->nrows; i += 16) {
@@ -220,9 +220,9 @@ int cpu_gathers_at_random(const ata_csr *A)
         const int pe = Ap[i];
         for (int q = Ap[i]; q < Ap[i + 1]; q++) {
             const int j = Aj[q];
-            while (p < pe && Aj[p] < j - SPMV_NEAR_COLS) p++;
+            while (p < pe && Aj[p] < j - GATHER_NEAR_COLS) p++;
             seen++;
-            far += !(p < pe && Aj[p] <= j + SPMV_NEAR_COLS);
+            far += !(p < pe && Aj[p] <= j + GATHER_NEAR_COLS);
         }
     }
     return far * 4 >= seen && seen > 0;
