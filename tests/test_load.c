@@ -7,9 +7,11 @@
  * fast is bench/stress.sh's business. */
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "test_util.h"
 #include "cpu/cpu_pool.h"
@@ -212,6 +214,117 @@ static void test_oversubscribed_pool(void **state)
     }
 }
 
+/* Chunked jobs (cpu_pool_run_chunks): every chunk runs exactly once, with
+ * the job's chunk count, whatever mix of chunked and plain jobs comes
+ * before it; chunk 0 of some jobs dawdles so that the other workers take
+ * the rest, and some jobs end before a sleeping worker wakes (it must then
+ * touch nothing of them). TSan runs this. */
+typedef struct {
+    atomic_int ran[CPU_POOL_MAX_CHUNKS];
+    atomic_int errors;
+    int nchunks;
+    int slow;
+} chunk_job;
+
+static void chunk_fn(void *arg, int c, int nc)
+{
+    chunk_job *J = arg;
+    if (nc != J->nchunks || c < 0 || c >= nc) { atomic_fetch_add(&J->errors, 1); return; }
+    if (J->slow && c == 0) {
+        struct timespec ts = { 0, 200000 };
+        nanosleep(&ts, NULL);
+    }
+    atomic_fetch_add(&J->ran[c], 1);
+}
+
+static void count_worker(void *arg, int tid, int nt)
+{
+    (void)tid; (void)nt;
+    atomic_fetch_add((atomic_int *)arg, 1);
+}
+
+static void test_chunked_jobs(void **state)
+{
+    (void)state;
+    const ata_wait_policy wps[] = { ATA_WAIT_DEFAULT, ATA_WAIT_ACTIVE, ATA_WAIT_PASSIVE };
+    const int sizes[] = { 2, 3, 17, 64, CPU_POOL_MAX_CHUNKS };
+    for (int w = 0; w < 3; w++)
+        for (int threads = 2; threads <= 8; threads *= 2) {
+            cpu_pool *pool;
+            TU_OK(cpu_pool_create(threads, wps[w], &pool));
+            for (int job = 0; job < 150; job++) {
+                chunk_job J;
+                J.nchunks = sizes[job % 5];
+                J.slow = job % 7 == 0;
+                atomic_init(&J.errors, 0);
+                for (int c = 0; c < CPU_POOL_MAX_CHUNKS; c++) atomic_init(&J.ran[c], 0);
+                cpu_pool_run_chunks(pool, chunk_fn, &J, J.nchunks);
+                assert_int_equal(atomic_load(&J.errors), 0);
+                for (int c = 0; c < CPU_POOL_MAX_CHUNKS; c++)
+                    assert_int_equal(atomic_load(&J.ran[c]), c < J.nchunks ? 1 : 0);
+                if (job % 3 == 0) {     /* a plain job between: every worker joins it */
+                    atomic_int k;
+                    atomic_init(&k, 0);
+                    cpu_pool_run(pool, count_worker, &k);
+                    assert_int_equal(atomic_load(&k), threads);
+                }
+            }
+            cpu_pool_destroy(pool);
+        }
+    /* The chunk count depends on the size only, never on the workers. */
+    cpu_pool *a, *b;
+    TU_OK(cpu_pool_create(1, ATA_WAIT_DEFAULT, &a));
+    TU_OK(cpu_pool_create(8, ATA_WAIT_DEFAULT, &b));
+    assert_int_equal(cpu_pool_chunks(a, (size_t)1 << 20), 1);
+    assert_int_equal(cpu_pool_chunks(b, CPU_POOL_INLINE_ELEMS - 1), 1);
+    if (cpu_pool_workers(b) > 1) {
+        assert_int_equal(cpu_pool_chunks(b, CPU_POOL_INLINE_ELEMS), 2);
+        assert_int_equal(cpu_pool_chunks(b, (size_t)100 * CPU_POOL_CHUNK_ELEMS), 100);
+        assert_int_equal(cpu_pool_chunks(b, (size_t)1 << 30), CPU_POOL_MAX_CHUNKS);
+    }
+    cpu_pool_destroy(a);
+    cpu_pool_destroy(b);
+}
+
+/* PCG above the inline size, where the SpMV and the vector kernels run in
+ * chunks: every thread count above one gives the same bits (the partial
+ * sums follow the chunks, not the workers), and every count agrees with
+ * the serial reference to rounding. */
+static void test_chunked_pcg_bits(void **state)
+{
+    (void)state;
+    ata_csr *A;
+    TU_OK(ata_gen_from_spec("lap3d:30", &A));       /* 27000 rows: chunked */
+    const int n = A->nrows;
+    double *b = malloc(n * sizeof *b), *x[4], *xr = malloc(n * sizeof *xr);
+    for (int i = 0; i < n; i++) b[i] = 1 + i % 5;
+    ata_pcg_options opt = ata_pcg_defaults();
+    ata_pcg_result res[4], rr;
+    const int threads[4] = { 1, 2, 3, 8 };
+    for (int k = 0; k < 4; k++) {
+        ata_context *ctx;
+        TU_OK(make_ctx(threads[k], ATA_WAIT_DEFAULT, &ctx));
+        x[k] = malloc(n * sizeof *x[k]);
+        TU_OK(ata_pcg(ctx, A, b, x[k], &opt, &res[k]));
+        ata_context_destroy(ctx);
+    }
+    TU_OK(ata_pcg(NULL, A, b, xr, &opt, &rr));
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(res[k].status, ATA_OK);
+        assert_true(res[k].relres < 1e-6);
+        assert_true(abs(res[k].iterations - rr.iterations) <= 1);
+        assert_true(tu_rel_diff(x[k], xr, n) < 1e-8);
+    }
+    for (int k = 2; k < 4; k++) {
+        assert_int_equal(res[k].iterations, res[1].iterations);
+        assert_memory_equal(x[k], x[1], n * sizeof *xr);
+    }
+    for (int k = 0; k < 4; k++) { ata_pcg_result_free(&res[k]); free(x[k]); }
+    ata_pcg_result_free(&rr);
+    free(b); free(xr);
+    ata_csr_free(A);
+}
+
 /* Three caller threads, each with its own 4-thread context (the issue's
  * "two contexts each taking all cores"), solving at once: 12 threads on
  * this machine's CPUs, every answer the reference's bits. */
@@ -340,6 +453,8 @@ int main(void)
         cmocka_unit_test(test_wait_policy_parsing),
         cmocka_unit_test(test_wait_policies_bitwise),
         cmocka_unit_test(test_oversubscribed_pool),
+        cmocka_unit_test(test_chunked_jobs),
+        cmocka_unit_test(test_chunked_pcg_bits),
         cmocka_unit_test(test_concurrent_contexts),
         cmocka_unit_test(test_more_threads_than_cpus),
         cmocka_unit_test(test_small_work_inline),

@@ -55,9 +55,21 @@ struct cpu_pool {
     cpu_wait_ctl job_ctl;   /* the pool's own waits: join, idle */
     cpu_wait_ctl idle_ctl;
     double job_cost;        /* 0 until measured */
+    /* chunked jobs (cpu_pool_run_chunks): fields written before the claim
+     * words' release, read by a worker only once it holds a chunk */
+    cpu_chunk_fn cfn;
+    void *carg;
+    int nchunks;
+    atomic_int chunk_m;     /* workers that start on a range of their own */
+    claim_word *claims;     /* one per worker, each on its own cache line */
 };
 
 typedef struct { cpu_pool *pool; int tid; } worker_arg;
+
+/* A worker's range of chunks: job (the gen word that posted it) << 32 |
+ * next << 16 | end. Claimed one chunk at a time by compare-and-swap, by
+ * its owner first, then by whoever has run out of its own. */
+struct claim_word { _Alignas(64) atomic_ullong w; };
 
 /* ---- futex ---------------------------------------------------------- */
 
@@ -162,6 +174,29 @@ typedef struct { atomic_uint *w; unsigned v; } word_arg;
 static int word_differs(void *a) { word_arg *x = a; return atomic_load_explicit(x->w, memory_order_acquire) != x->v; }
 static int word_equals(void *a) { word_arg *x = a; return atomic_load_explicit(x->w, memory_order_acquire) == x->v; }
 
+/* Claim and run chunks of job `job`: the own range first, then the others'
+ * from their fronts. A chunk is claimed before it is read, so a worker
+ * that wakes after the job has ended (its ranges carry a later job or are
+ * empty) touches nothing of it. */
+static void run_chunks(cpu_pool *pool, int tid, unsigned job)
+{
+    for (int k = 0; k < pool->n; k++) {
+        atomic_ullong *c = &pool->claims[(tid + k) % pool->n].w;
+        unsigned long long w = atomic_load_explicit(c, memory_order_acquire);
+        for (;;) {
+            if ((unsigned)(w >> 32) != job) return;
+            const int next = (int)((w >> 16) & 0xffff), end = (int)(w & 0xffff);
+            if (next >= end) break;
+            if (!atomic_compare_exchange_weak_explicit(c, &w, w + (1ull << 16), memory_order_acq_rel,
+                                                       memory_order_acquire))
+                continue;
+            pool->cfn(pool->carg, next, pool->nchunks);
+            if (atomic_fetch_sub_explicit(&pool->done.seq, 1, memory_order_acq_rel) == 1) event_wake(&pool->done);
+            w = atomic_load_explicit(c, memory_order_acquire);
+        }
+    }
+}
+
 static void *worker_main(void *p)
 {
     worker_arg wa = *(worker_arg *)p;
@@ -173,6 +208,10 @@ static void *worker_main(void *p)
         cpu_wait(&pool->idle_ctl, &pool->gen, word_differs, NULL, &w);
         seen = atomic_load_explicit(&pool->gen.seq, memory_order_acquire);
         if (atomic_load_explicit(&pool->stop, memory_order_acquire)) break;
+        if (seen & 1) {         /* chunked: no join to report to */
+            if (wa.tid < atomic_load_explicit(&pool->chunk_m, memory_order_relaxed)) run_chunks(pool, wa.tid, seen);
+            continue;
+        }
         if (wa.tid < pool->m) pool->fn(pool->arg, wa.tid, pool->m);
         if (atomic_fetch_sub_explicit(&pool->done.seq, 1, memory_order_acq_rel) == 1) event_wake(&pool->done);
     }
@@ -210,10 +249,14 @@ ata_status cpu_pool_create(int nthreads, ata_wait_policy wait_policy, cpu_pool *
     pool->cpus = cpu_pool_cpus_available();
     pool_set_policy(pool, wait_policy);
     pool->threads = mem_calloc((size_t)nthreads, sizeof *pool->threads);
+    pool->claims = aligned_alloc(_Alignof(claim_word), (size_t)nthreads * sizeof *pool->claims);
     cpu_event_init(&pool->gen);
     cpu_event_init(&pool->done);
     atomic_init(&pool->stop, 0);
-    if (!pool->threads) { cpu_pool_destroy(pool); return ata_fail(ATA_ERR_NOMEM, "thread pool: out of memory"); }
+    atomic_init(&pool->chunk_m, 0);
+    if (pool->claims)
+        for (int t = 0; t < nthreads; t++) atomic_init(&pool->claims[t].w, 0);
+    if (!pool->threads || !pool->claims) { cpu_pool_destroy(pool); return ata_fail(ATA_ERR_NOMEM, "thread pool: out of memory"); }
     for (int t = 1; t < nthreads; t++) {
         worker_arg *wa = malloc(sizeof *wa);
         if (!wa) { pool->n = t; cpu_pool_destroy(pool); return ata_fail(ATA_ERR_NOMEM, "thread pool: out of memory"); }
@@ -230,11 +273,21 @@ ata_status cpu_pool_create(int nthreads, ata_wait_policy wait_policy, cpu_pool *
     return ATA_OK;
 }
 
-static void post(cpu_pool *pool)
+/* Post the next job: gen's low bit says whether it is chunked. Only the
+ * pool's owner posts. */
+static unsigned next_gen(const cpu_pool *pool, int chunked)
 {
-    atomic_fetch_add_explicit(&pool->gen.seq, 1, memory_order_release);
+    const unsigned g = atomic_load_explicit(&pool->gen.seq, memory_order_relaxed);
+    return (((g >> 1) + 1) << 1) | (unsigned)chunked;
+}
+
+static void post_gen(cpu_pool *pool, unsigned g)
+{
+    atomic_store_explicit(&pool->gen.seq, g, memory_order_release);
     event_wake(&pool->gen);
 }
+
+static void post(cpu_pool *pool) { post_gen(pool, next_gen(pool, 0)); }
 
 void cpu_pool_destroy(cpu_pool *pool)
 {
@@ -245,6 +298,7 @@ void cpu_pool_destroy(cpu_pool *pool)
         for (int t = 1; t < pool->n; t++) pthread_join(pool->threads[t], NULL);
     }
     free(pool->threads);
+    free(pool->claims);
     free(pool);
 }
 
@@ -307,6 +361,37 @@ int cpu_pool_run_sized(cpu_pool *pool, cpu_job_fn fn, void *arg, size_t elems)
     int m = elems < CPU_POOL_INLINE_ELEMS ? 1 : cpu_pool_workers(pool);
     cpu_pool_run_n(pool, fn, arg, m);
     return m;
+}
+
+int cpu_pool_chunks(const cpu_pool *pool, size_t elems)
+{
+    if (elems < CPU_POOL_INLINE_ELEMS || cpu_pool_workers(pool) == 1) return 1;
+    const size_t c = elems / CPU_POOL_CHUNK_ELEMS;
+    return c < 2 ? 2 : c > CPU_POOL_MAX_CHUNKS ? CPU_POOL_MAX_CHUNKS : (int)c;
+}
+
+void cpu_pool_run_chunks(cpu_pool *pool, cpu_chunk_fn fn, void *arg, int nchunks)
+{
+    const int m = cpu_pool_workers(pool);
+    if (nchunks > CPU_POOL_MAX_CHUNKS) nchunks = CPU_POOL_MAX_CHUNKS;
+    if (m == 1 || nchunks <= 1) {
+        for (int c = 0; c < nchunks; c++) fn(arg, c, nchunks);
+        return;
+    }
+    pool->cfn = fn;
+    pool->carg = arg;
+    pool->nchunks = nchunks;
+    const unsigned g = next_gen(pool, 1);
+    atomic_store_explicit(&pool->done.seq, (unsigned)nchunks, memory_order_relaxed);
+    atomic_store_explicit(&pool->chunk_m, m, memory_order_relaxed);
+    for (int t = 0; t < pool->n; t++) {
+        const unsigned long long lo = t < m ? (unsigned)(nchunks * t / m) : 0, hi = t < m ? (unsigned)(nchunks * (t + 1) / m) : 0;
+        atomic_store_explicit(&pool->claims[t].w, (unsigned long long)g << 32 | lo << 16 | hi, memory_order_release);
+    }
+    post_gen(pool, g);
+    run_chunks(pool, 0, g);
+    word_arg w = { &pool->done.seq, 0 };
+    cpu_wait(&pool->job_ctl, &pool->done, word_equals, NULL, &w);
 }
 
 typedef struct { double *dst; const double *src; size_t n; } copy_job;
