@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "test_util.h"
+#include "cpu/cpu_exec.h"
 #include "cpu/cpu_pool.h"
 
 static ata_status make_ctx(int threads, ata_wait_policy wp, ata_context **ctx)
@@ -325,6 +326,32 @@ static void test_chunked_pcg_bits(void **state)
     ata_csr_free(A);
 }
 
+/* Waiters help (cpu_exec.c, seg_help): with ATA_HELP_AFTER_US=0 every
+ * waiter runs the awaited worker's next segment at once where it can, under
+ * each wait policy; solves, factors and PCG keep the reference's bits, and
+ * segments were in fact run by workers other than their owners. TSan runs
+ * this. */
+static void test_segment_helping(void **state)
+{
+    (void)state;
+    setenv("ATA_HELP_AFTER_US", "0", 1);
+    const long long before = cpu_exec_segments_helped();
+    const char *specs[] = { "lap3d:14,perm=2", "circuit:3000", "lap2d:40,dofs=3" };
+    for (int w = 0; w < 3; w++)
+        for (size_t m = 0; m < sizeof specs / sizeof *specs; m++) {
+            ata_csr *A;
+            TU_OK(ata_gen_from_spec(specs[m], &A));
+            ata_context *ctx;
+            TU_OK(make_ctx(2, (ata_wait_policy)w, &ctx));
+            check_bitwise(ctx, A, 6);
+            ata_context_destroy(ctx);
+            ata_csr_free(A);
+        }
+    unsetenv("ATA_HELP_AFTER_US");
+    print_message("segments helped: %lld\n", cpu_exec_segments_helped() - before);
+    if (cpu_pool_cpus_available() >= 2) assert_true(cpu_exec_segments_helped() > before);
+}
+
 /* Three caller threads, each with its own 4-thread context (the issue's
  * "two contexts each taking all cores"), solving at once: 12 threads on
  * this machine's CPUs, every answer the reference's bits. */
@@ -455,6 +482,7 @@ int main(void)
         cmocka_unit_test(test_oversubscribed_pool),
         cmocka_unit_test(test_chunked_jobs),
         cmocka_unit_test(test_chunked_pcg_bits),
+        cmocka_unit_test(test_segment_helping),
         cmocka_unit_test(test_concurrent_contexts),
         cmocka_unit_test(test_more_threads_than_cpus),
         cmocka_unit_test(test_small_work_inline),

@@ -67,6 +67,7 @@ typedef struct {
     int nrhs, ldb, ldx;     /* pull with several columns (nrhs > 1) */
     int col0;               /* first column of this block (messages) */
     int publish;            /* pull: set done flags (some atask waits on them) */
+    double help_after_s;    /* segments: spin this long before helping (HELP_AFTER_S) */
 } exec_job;
 
 /* Rows finished: wake dependency waiters if any sleep (see cpu_event). */
@@ -589,27 +590,108 @@ static int run_segment(exec_job *J, int s, int *work)
     return 0;
 }
 
-/* A worker's segments, in order: wait as listed, run, publish the count.
- * One worker alone runs every segment in the order they were made (each
- * one's predecessors are then behind it), with no waits. */
+/* Worker t's i-th segment (0-based) of this solve, claimed by whoever runs
+ * it: its owner, or a worker that would otherwise wait for it. Claims go in
+ * order, and a segment runs only after t's previous one has finished, so
+ * t's count still means "its first count segments are done". Its waits are
+ * the listed ones (never on t itself); help: they may help in turn (the
+ * owner's; a helper's own waits do not). -1: abort. */
+static int seg_wait_help(exec_job *J, int t, int want, int row, int *work);
+
+static int run_claimed(exec_job *J, int t, int i, int *work, int help)
+{
+    cpu_sched *S = &cpu_plan_of(J->p)->segs;
+    const uint64_t base = (uint64_t)J->epoch << 32;
+    const int s = S->seg_ptr[t] + i, row = J->p->sched.order[S->lo[s]];
+    if (i > 0 && seg_wait(J, &S->count[t], base | (uint64_t)i, row)) return -1;
+    for (int w = S->wait_ptr[s]; w < S->wait_ptr[s + 1]; w++) {
+        const int u = S->wait_thr[w], want = S->wait_cnt[w];
+        if (help ? seg_wait_help(J, u, want, row, work) : seg_wait(J, &S->count[u], base | (uint64_t)want, row))
+            return -1;
+    }
+    if (run_segment(J, s, work)) return -1;
+    atomic_store_explicit(&S->count[t].v, base | (uint64_t)(i + 1), memory_order_release);
+    exec_publish(J);
+    return 0;
+}
+
+/* Segments of worker t claimed (or finished) this solve. */
+static int seg_index(const exec_job *J, const cpu_count *c, memory_order mo)
+{
+    const uint64_t v = atomic_load_explicit(&c->v, mo);
+    return (uint32_t)(v >> 32) == J->epoch ? (int)(uint32_t)v : 0;
+}
+
+/* Claim worker t's segment i (its claim count goes i -> i + 1). */
+static int seg_claim(exec_job *J, int t, int i)
+{
+    cpu_count *c = &cpu_plan_of(J->p)->segs.claim[t];
+    uint64_t v = atomic_load_explicit(&c->v, memory_order_relaxed);
+    if (((uint32_t)(v >> 32) == J->epoch ? (int)(uint32_t)v : 0) != i) return 0;
+    return atomic_compare_exchange_strong_explicit(&c->v, &v, ((uint64_t)J->epoch << 32) | (uint64_t)(i + 1),
+                                                   memory_order_acq_rel, memory_order_relaxed);
+}
+
+/* Before a waiter sleeps: how long it spins first, so that on a machine
+ * with free cores the owner, which publishes and claims its next segment
+ * within nanoseconds, keeps its own rows (and their cache). */
+#define HELP_AFTER_S 20e-6
+
+/* A waiter for worker t's first `want` segments: while t has none in
+ * flight (claimed but unfinished) and has not yet begun the one awaited,
+ * t is between segments or has lost its core (a busy neighbour took it):
+ * run t's next segment here instead of sleeping until t runs again. Only
+ * segments the waiter needs, made before its own: the deadlock argument of
+ * cpu_sched.h still holds (their waits are on segments made earlier).
+ * Returns 1 if it ran one, 0 if none could be taken, -1 on abort. */
+static atomic_llong segments_helped;
+long long cpu_exec_segments_helped(void) { return atomic_load_explicit(&segments_helped, memory_order_relaxed); }
+
+static int seg_help(exec_job *J, int t, int want, int *work)
+{
+    cpu_sched *S = &cpu_plan_of(J->p)->segs;
+    const int i = seg_index(J, &S->claim[t], memory_order_acquire);
+    if (i >= want || i >= S->seg_ptr[t + 1] - S->seg_ptr[t]) return 0;
+    if (seg_index(J, &S->count[t], memory_order_acquire) != i || !seg_claim(J, t, i)) return 0;
+    atomic_fetch_add_explicit(&segments_helped, 1, memory_order_relaxed);
+    return run_claimed(J, t, i, work, 0) ? -1 : 1;
+}
+
+/* seg_wait for worker t's count, helping t once the spin is over. */
+static int seg_wait_help(exec_job *J, int t, int want, int row, int *work)
+{
+    const cpu_sched *S = &cpu_plan_of(J->p)->segs;
+    const uint64_t full = ((uint64_t)J->epoch << 32) | (uint64_t)want;
+    seg_wait_arg w = { J, &S->count[t], full, row, 0, 0 };
+    if (seg_ready(&w)) return 0;
+    const double t0 = clock_now();
+    for (unsigned n = 1; !seg_ready(&w); n++) {
+        if (n & 63) { CPU_PAUSE(); continue; }
+        if (clock_now() - t0 < J->help_after_s) continue;
+        const int h = seg_help(J, t, want, work);
+        if (h < 0) return -1;
+        if (h == 0) return cpu_wait(&J->ctl, &J->ev, seg_ready, seg_check, &w);
+    }
+    return 0;
+}
+
+/* A worker's segments, in order: claim, wait as listed, run, publish the
+ * count; a segment another worker claimed (helping) is skipped. One worker
+ * alone runs every segment in the order they were made (each one's
+ * predecessors are then behind it), with no waits. */
 static void exec_worker_segments(exec_job *J, int tid, int *work)
 {
-    const ata_plan *p = J->p;
-    cpu_plan *cp = cpu_plan_of(p);
+    cpu_plan *cp = cpu_plan_of(J->p);
     cpu_sched *S = &cp->segs;
     if (J->nt == 1) {
         for (int q = 0; q < S->nseg; q++)
             if (run_segment(J, cp->seg_order[q], work)) return;
         return;
     }
-    const uint64_t base = (uint64_t)J->epoch << 32;
-    for (int s = S->seg_ptr[tid], i = 1; s < S->seg_ptr[tid + 1]; s++, i++) {
-        for (int w = S->wait_ptr[s]; w < S->wait_ptr[s + 1]; w++)
-            if (seg_wait(J, &S->count[S->wait_thr[w]], base | (uint64_t)S->wait_cnt[w], p->sched.order[S->lo[s]])) return;
-        if (run_segment(J, s, work)) return;
-        atomic_store_explicit(&S->count[tid].v, base | (uint64_t)i, memory_order_release);
-        exec_publish(J);
-    }
+    const int mine = S->seg_ptr[tid + 1] - S->seg_ptr[tid];
+    for (int i = seg_index(J, &S->claim[tid], memory_order_relaxed); i < mine;
+         i = seg_index(J, &S->claim[tid], memory_order_relaxed))
+        if (seg_claim(J, tid, i) && run_claimed(J, tid, i, work, 1)) return;
 }
 
 static void exec_worker(void *arg, int tid, int nt)
@@ -785,8 +867,15 @@ static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *
     const cpu_plan *cp = cpu_plan_of(p);
     J.publish = p->sched.untracked < p->sched.natasks && !cp->segmented && J.nt > 1;
     J.epoch = mode == EXEC_PUSH ? 0 : plan_next_epoch(p);
+    /* ATA_HELP_AFTER_US: the helping spin in microseconds (tests set 0 to
+     * make every waiter help at once). */
+    const char *ha = getenv("ATA_HELP_AFTER_US");
+    J.help_after_s = ha && *ha ? atof(ha) * 1e-6 : HELP_AFTER_S;
     if (cp->segmented && J.epoch == 1)      /* first solve, or the epoch wrapped */
-        for (int t = 0; t < cp->segs.nt; t++) atomic_store(&cp->segs.count[t].v, 0);
+        for (int t = 0; t < cp->segs.nt; t++) {
+            atomic_store(&cp->segs.count[t].v, 0);
+            atomic_store(&cp->segs.claim[t].v, 0);
+        }
     cpu_barrier_init(&J.bar, J.nt);
     cpu_wait_ctl_init(&J.ctl, ctx->pool, ctx->wait_timeout_s);
     cpu_event_init(&J.ev);
@@ -1104,7 +1193,7 @@ static ata_status layout_segments(ata_plan *p)
         cp->seg_order[q] = head[best]++;
     }
     free(head);
-    p->info.plan_bytes += sizeof(int) * (4 * (size_t)cp->segs.nseg + 2 * (size_t)cp->segs.nwaits) + sizeof(cpu_count) * (size_t)nt;
+    p->info.plan_bytes += sizeof(int) * (4 * (size_t)cp->segs.nseg + 2 * (size_t)cp->segs.nwaits) + 2 * sizeof(cpu_count) * (size_t)nt;
     const size_t len = strlen(p->choice);
     snprintf(p->choice + len, sizeof p->choice - len, "; %d workers / %d segments / %lld point-to-point waits", nt,
              S->nseg, S->nwaits);

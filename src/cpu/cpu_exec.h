@@ -81,6 +81,9 @@ ata_status cpu_exec_sptrsv(ata_plan *p, const double *b, double *x);
 ata_status cpu_exec_ilu0(ata_plan *p);
 /* nrhs column-major columns (leading dimensions ldb, ldx), host arrays. */
 ata_status cpu_exec_sptrsv_multi(ata_plan *p, int nrhs, const double *B, int ldb, double *X, int ldx);
+/* Segments run by a worker other than their owner (a waiter helping one
+ * that lost its core), in this process so far: for tests. */
+long long cpu_exec_segments_helped(void);
 /* Tests: cpu_sched_check on the plan's own worker schedule (nt 0; ATA_OK
  * if it has none), or on one made afresh for nt workers on its layout. */
 ata_status cpu_exec_check_schedule(const ata_plan *p, int nt);

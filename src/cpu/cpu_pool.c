@@ -17,12 +17,6 @@
 #include "error.h"
 #include "mem.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define CPU_PAUSE() _mm_pause()
-#else
-#define CPU_PAUSE() ((void)0)
-#endif
 
 /* Spin budgets (seconds) of the default policy. A job wait covers a
  * barrier or a dependency on an idle machine (a few us); an idle worker

@@ -16,6 +16,14 @@
 #include "ata.h"
 #include "clock.h"
 
+/* The spin-wait hint (x86 pause), for every spinning loop. */
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define CPU_PAUSE() _mm_pause()
+#else
+#define CPU_PAUSE() ((void)0)
+#endif
+
 typedef struct cpu_pool cpu_pool;
 typedef struct claim_word claim_word;
 typedef void (*cpu_job_fn)(void *arg, int tid, int nthreads);

@@ -37,6 +37,7 @@ void cpu_sched_free(cpu_sched *s)
     free(s->seg_ptr); free(s->lo); free(s->hi);
     free(s->wait_ptr); free(s->wait_thr); free(s->wait_cnt);
     free(s->count);
+    free(s->claim);
     memset(s, 0, sizeof *s);
 }
 
@@ -264,9 +265,14 @@ static ata_status finish(builder *B, cpu_sched *out)
     out->wait_thr = mem_alloc((nw + 1) * sizeof *out->wait_thr);
     out->wait_cnt = mem_alloc((nw + 1) * sizeof *out->wait_cnt);
     out->count = mem_alloc((size_t)nt * sizeof *out->count);
-    if (!out->seg_ptr || !out->lo || !out->hi || !out->wait_ptr || !out->wait_thr || !out->wait_cnt || !out->count)
+    out->claim = mem_alloc((size_t)nt * sizeof *out->claim);
+    if (!out->seg_ptr || !out->lo || !out->hi || !out->wait_ptr || !out->wait_thr || !out->wait_cnt || !out->count ||
+        !out->claim)
         return ata_fail(ATA_ERR_NOMEM, "plan: out of memory for the workers' schedule (%d segments)", nseg);
-    for (int t = 0; t < nt; t++) atomic_init(&out->count[t].v, 0);
+    for (int t = 0; t < nt; t++) {
+        atomic_init(&out->count[t].v, 0);
+        atomic_init(&out->claim[t].v, 0);
+    }
     for (int s = 0; s < nseg; s++) out->seg_ptr[B->thr.v[s] + 1]++;
     for (int t = 0; t < nt; t++) out->seg_ptr[t + 1] += out->seg_ptr[t];
     /* Stable by worker: each worker's segments keep the order made (its idx). */

@@ -41,6 +41,8 @@ typedef struct {
     int *wait_cnt;          /*           and how many of its segments must be finished */
     long long nwaits;
     cpu_count *count;       /* nt counters */
+    cpu_count *claim;       /* nt: (epoch << 32) | segments claimed (cpu_exec: a
+                               waiter may run a stalled worker's next one) */
 } cpu_sched;
 
 /* How the plan's rows meet its positions (cpu_exec_layout's choice):
