@@ -246,10 +246,15 @@ static ata_status cpu_spmv_dot(ata_context *ctx, void *h, const double *x, doubl
 {
     const cpu_spmv_h *s = h;
     vec_job J = { .A = s->A, .prefetch = s->prefetch, .x = x, .out = y };
-    /* chunks counted in rows, each with its share of the entries: one per
-     * ~0.6 MB of a stencil's matrix (a chunk per 8192 entries measured 25%
-     * slower on lap3d:60: each chunk restarts the hardware's streams) */
-    const int nc = (size_t)J.A->nnz + (size_t)J.A->nrows < CPU_POOL_INLINE_ELEMS ? 1 : cpu_pool_chunks(ctx->pool, (size_t)J.A->nrows);
+    /* Shared from nnz + n elements; then one chunk per CPU_POOL_CHUNK_ELEMS
+     * rows, each with its share of the entries (~0.6 MB of a stencil's
+     * matrix: a chunk per 8192 entries measured 25% slower on lap3d:60,
+     * each chunk restarting the hardware's streams). */
+    int nc = cpu_pool_chunks(ctx->pool, (size_t)J.A->nnz + (size_t)J.A->nrows);
+    if (nc > 1) {
+        const int by_rows = J.A->nrows / CPU_POOL_CHUNK_ELEMS;
+        nc = by_rows < 2 ? 2 : by_rows < nc ? by_rows : nc;
+    }
     cpu_pool_run_chunks(ctx->pool, spmv_chunk, &J, nc);
     *xy = sum_partials(&J, nc);
     return ATA_OK;

@@ -67,7 +67,7 @@ typedef struct {
     int nrhs, ldb, ldx;     /* pull with several columns (nrhs > 1) */
     int col0;               /* first column of this block (messages) */
     int publish;            /* pull: set done flags (some atask waits on them) */
-    double help_after_s;    /* segments: spin this long before helping (HELP_AFTER_S) */
+    double help_after_s;    /* segments: spin this long before helping (cpu_pool_help_after_s) */
 } exec_job;
 
 /* Rows finished: wake dependency waiters if any sleep (see cpu_event). */
@@ -632,11 +632,6 @@ static int seg_claim(exec_job *J, int t, int i)
                                                    memory_order_acq_rel, memory_order_relaxed);
 }
 
-/* Before a waiter sleeps: how long it spins first, so that on a machine
- * with free cores the owner, which publishes and claims its next segment
- * within nanoseconds, keeps its own rows (and their cache). */
-#define HELP_AFTER_S 20e-6
-
 /* A waiter for worker t's first `want` segments: while t has none in
  * flight (claimed but unfinished) and has not yet begun the one awaited,
  * t is between segments or has lost its core (a busy neighbour took it):
@@ -657,20 +652,37 @@ static int seg_help(exec_job *J, int t, int want, int *work)
     return run_claimed(J, t, i, work, 0) ? -1 : 1;
 }
 
-/* seg_wait for worker t's count, helping t once the spin is over. */
+/* Ready, or worker t has nothing in flight before the awaited count: a
+ * segment to help with (seg_help decides). */
+typedef struct { seg_wait_arg w; int t, want; } help_wait_arg;
+static int ready_or_helpable(void *a)
+{
+    help_wait_arg *h = a;
+    if (seg_ready(&h->w)) return 1;
+    const cpu_sched *S = &cpu_plan_of(h->w.J->p)->segs;
+    const int i = seg_index(h->w.J, &S->claim[h->t], memory_order_relaxed);
+    return i < h->want && seg_index(h->w.J, &S->count[h->t], memory_order_relaxed) == i;
+}
+static int help_wait_check(void *a, double now) { return seg_check(&((help_wait_arg *)a)->w, now); }
+
+/* seg_wait for worker t's count, helping t once the spin is over, and again
+ * whenever t is found between segments while the wait lasts (t may lose its
+ * core after any of them). */
 static int seg_wait_help(exec_job *J, int t, int want, int row, int *work)
 {
     const cpu_sched *S = &cpu_plan_of(J->p)->segs;
     const uint64_t full = ((uint64_t)J->epoch << 32) | (uint64_t)want;
-    seg_wait_arg w = { J, &S->count[t], full, row, 0, 0 };
-    if (seg_ready(&w)) return 0;
+    help_wait_arg h = { { J, &S->count[t], full, row, 0, 0 }, t, want };
+    if (seg_ready(&h.w)) return 0;
     const double t0 = clock_now();
-    for (unsigned n = 1; !seg_ready(&w); n++) {
+    for (unsigned n = 1; !seg_ready(&h.w); n++) {
         if (n & 63) { CPU_PAUSE(); continue; }
-        if (clock_now() - t0 < J->help_after_s) continue;
-        const int h = seg_help(J, t, want, work);
-        if (h < 0) return -1;
-        if (h == 0) return cpu_wait(&J->ctl, &J->ev, seg_ready, seg_check, &w);
+        if (clock_now() - t0 >= J->help_after_s) break;
+    }
+    while (!seg_ready(&h.w)) {
+        const int r = seg_help(J, t, want, work);
+        if (r < 0) return -1;
+        if (r == 0 && cpu_wait(&J->ctl, &J->ev, ready_or_helpable, help_wait_check, &h)) return -1;
     }
     return 0;
 }
@@ -867,10 +879,7 @@ static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *
     const cpu_plan *cp = cpu_plan_of(p);
     J.publish = p->sched.untracked < p->sched.natasks && !cp->segmented && J.nt > 1;
     J.epoch = mode == EXEC_PUSH ? 0 : plan_next_epoch(p);
-    /* ATA_HELP_AFTER_US: the helping spin in microseconds (tests set 0 to
-     * make every waiter help at once). */
-    const char *ha = getenv("ATA_HELP_AFTER_US");
-    J.help_after_s = ha && *ha ? atof(ha) * 1e-6 : HELP_AFTER_S;
+    J.help_after_s = cpu_pool_help_after_s(ctx->pool);
     if (cp->segmented && J.epoch == 1)      /* first solve, or the epoch wrapped */
         for (int t = 0; t < cp->segs.nt; t++) {
             atomic_store(&cp->segs.count[t].v, 0);

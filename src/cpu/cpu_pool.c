@@ -49,6 +49,7 @@ struct cpu_pool {
     cpu_wait_ctl job_ctl;   /* the pool's own waits: join, idle */
     cpu_wait_ctl idle_ctl;
     double job_cost;        /* 0 until measured */
+    double help_after_s;    /* cpu_pool_help_after_s */
     /* chunked jobs (cpu_pool_run_chunks): fields written before the claim
      * words' release, read by a worker only once it holds a chunk */
     cpu_chunk_fn cfn;
@@ -242,6 +243,8 @@ ata_status cpu_pool_create(int nthreads, ata_wait_policy wait_policy, cpu_pool *
     pool->n = nthreads;
     pool->cpus = cpu_pool_cpus_available();
     pool_set_policy(pool, wait_policy);
+    const char *ha = getenv("ATA_HELP_AFTER_US");
+    pool->help_after_s = ha && *ha ? atof(ha) * 1e-6 : CPU_HELP_AFTER_S;
     pool->threads = mem_calloc((size_t)nthreads, sizeof *pool->threads);
     pool->claims = aligned_alloc(_Alignof(claim_word), (size_t)nthreads * sizeof *pool->claims);
     cpu_event_init(&pool->gen);
@@ -250,7 +253,11 @@ ata_status cpu_pool_create(int nthreads, ata_wait_policy wait_policy, cpu_pool *
     atomic_init(&pool->chunk_m, 0);
     if (pool->claims)
         for (int t = 0; t < nthreads; t++) atomic_init(&pool->claims[t].w, 0);
-    if (!pool->threads || !pool->claims) { cpu_pool_destroy(pool); return ata_fail(ATA_ERR_NOMEM, "thread pool: out of memory"); }
+    if (!pool->threads || !pool->claims) {
+        pool->n = 1;        /* no thread started: nothing to join */
+        cpu_pool_destroy(pool);
+        return ata_fail(ATA_ERR_NOMEM, "thread pool: out of memory");
+    }
     for (int t = 1; t < nthreads; t++) {
         worker_arg *wa = malloc(sizeof *wa);
         if (!wa) { pool->n = t; cpu_pool_destroy(pool); return ata_fail(ATA_ERR_NOMEM, "thread pool: out of memory"); }
@@ -297,6 +304,7 @@ void cpu_pool_destroy(cpu_pool *pool)
 }
 
 int cpu_pool_size(const cpu_pool *pool) { return pool->n; }
+double cpu_pool_help_after_s(const cpu_pool *pool) { return pool->help_after_s; }
 
 void cpu_pool_run(cpu_pool *pool, cpu_job_fn fn, void *arg) { cpu_pool_run_n(pool, fn, arg, pool->n); }
 

@@ -11,10 +11,12 @@
  *
  * Deadlock freedom: segments are made in SET order (a segment's
  * predecessors sit in segments made before it, or earlier in itself), and
- * every worker runs its own in the order they were made. The earliest-made
- * unfinished segment then has every predecessor finished, and its worker
- * has finished all its earlier segments, so it is running it: it
- * proceeds. */
+ * each worker's segments run in the order they were made, by the worker
+ * or by a waiter that needs one of them and helps (cpu_exec.c), which
+ * claims only segments made before its own. The earliest-made unfinished
+ * segment then has every predecessor finished, and the segment before it
+ * on its worker's list too, so whoever claimed it (or its owner, which
+ * claims it next) runs it: it proceeds. */
 #ifndef ATA_CPU_SCHED_H
 #define ATA_CPU_SCHED_H
 #include <stdatomic.h>
