@@ -652,39 +652,52 @@ static int seg_help(exec_job *J, int t, int want, int *work)
     return run_claimed(J, t, i, work, 0) ? -1 : 1;
 }
 
-/* Ready, or worker t has nothing in flight before the awaited count: a
- * segment to help with (seg_help decides). */
-typedef struct { seg_wait_arg w; int t, want; } help_wait_arg;
-static int ready_or_helpable(void *a)
+/* Ready, or worker t's count has moved since the waiter went to sleep. */
+typedef struct { seg_wait_arg w; int t, seen; } help_wait_arg;
+static int ready_or_moved(void *a)
 {
     help_wait_arg *h = a;
-    if (seg_ready(&h->w)) return 1;
-    const cpu_sched *S = &cpu_plan_of(h->w.J->p)->segs;
-    const int i = seg_index(h->w.J, &S->claim[h->t], memory_order_relaxed);
-    return i < h->want && seg_index(h->w.J, &S->count[h->t], memory_order_relaxed) == i;
+    return seg_ready(&h->w) || seg_index(h->w.J, &cpu_plan_of(h->w.J->p)->segs.count[h->t], memory_order_relaxed) != h->seen;
 }
 static int help_wait_check(void *a, double now) { return seg_check(&((help_wait_arg *)a)->w, now); }
 
-/* seg_wait for worker t's count, helping t once the spin is over, and again
- * whenever t is found between segments while the wait lasts (t may lose its
- * core after any of them). */
+/* seg_wait for worker t's count, helping t where it stalls: once t's count
+ * has not moved for help_after_s, and t stands between two segments (the
+ * last finished, the next not claimed; a running worker takes its next
+ * within nanoseconds, so t has lost its core), the waiter runs t's next
+ * one. Else (t is inside a segment, or the spin is over) it sleeps until
+ * t's count moves, and watches again. t's claim word is read only after such a pause: on free
+ * cores it stays in its owner's cache, where the owner claims. */
 static int seg_wait_help(exec_job *J, int t, int want, int row, int *work)
 {
     const cpu_sched *S = &cpu_plan_of(J->p)->segs;
     const uint64_t full = ((uint64_t)J->epoch << 32) | (uint64_t)want;
-    help_wait_arg h = { { J, &S->count[t], full, row, 0, 0 }, t, want };
-    if (seg_ready(&h.w)) return 0;
-    const double t0 = clock_now();
-    for (unsigned n = 1; !seg_ready(&h.w); n++) {
-        if (n & 63) { CPU_PAUSE(); continue; }
-        if (clock_now() - t0 >= J->help_after_s) break;
+    help_wait_arg h = { { J, &S->count[t], full, row, 0, 0 }, t, 0 };
+    /* The policy's spin, and at least help_after_s of it; passive: none
+     * (it sleeps at once, and so never helps). */
+    const double spin = J->ctl.spin_s <= 0 ? 0 : J->ctl.spin_s > J->help_after_s ? J->ctl.spin_s : J->help_after_s;
+    for (;;) {
+        if (seg_ready(&h.w)) return 0;
+        int last = seg_index(J, &S->count[t], memory_order_relaxed), stalled = 0;
+        const double t0 = clock_now();
+        double since = t0;
+        for (unsigned n = 1; spin > 0; n++) {
+            if (seg_ready(&h.w)) return 0;
+            if (n & 63) { CPU_PAUSE(); continue; }
+            const double now = clock_now();
+            const int c = seg_index(J, &S->count[t], memory_order_relaxed);
+            if (c != last) { last = c; since = now; }
+            else if (now - since >= J->help_after_s) { stalled = 1; break; }
+            if (now - t0 >= spin) break;
+        }
+        if (stalled) {
+            const int r = seg_help(J, t, want, work);
+            if (r < 0) return -1;
+            if (r > 0) continue;
+        }
+        h.seen = last;
+        if (cpu_wait(&J->ctl, &J->ev, ready_or_moved, help_wait_check, &h)) return -1;
     }
-    while (!seg_ready(&h.w)) {
-        const int r = seg_help(J, t, want, work);
-        if (r < 0) return -1;
-        if (r == 0 && cpu_wait(&J->ctl, &J->ev, ready_or_helpable, help_wait_check, &h)) return -1;
-    }
-    return 0;
 }
 
 /* A worker's segments, in order: claim, wait as listed, run, publish the
