@@ -665,30 +665,31 @@ static int help_wait_check(void *a, double now) { return seg_check(&((help_wait_
  * has not moved for help_after_s, and t stands between two segments (the
  * last finished, the next not claimed; a running worker takes its next
  * within nanoseconds, so t has lost its core), the waiter runs t's next
- * one. Else (t is inside a segment, or the spin is over) it sleeps until
- * t's count moves, and watches again. t's claim word is read only after such a pause: on free
+ * one. Else (t is inside a segment) it sleeps until t's count moves, and
+ * watches again. t's claim word is read only after such a pause: on free
  * cores it stays in its owner's cache, where the owner claims. */
 static int seg_wait_help(exec_job *J, int t, int want, int row, int *work)
 {
     const cpu_sched *S = &cpu_plan_of(J->p)->segs;
     const uint64_t full = ((uint64_t)J->epoch << 32) | (uint64_t)want;
     help_wait_arg h = { { J, &S->count[t], full, row, 0, 0 }, t, 0 };
-    /* The policy's spin, and at least help_after_s of it; passive: none
-     * (it sleeps at once, and so never helps). */
-    const double spin = J->ctl.spin_s <= 0 ? 0 : J->ctl.spin_s > J->help_after_s ? J->ctl.spin_s : J->help_after_s;
+    /* Passive: no spin (it sleeps at once, and so never helps). Else it
+     * spins while t's count moves at least every help_after_s: t is running
+     * and its segments are coming (and the spin ends with a look at t
+     * whatever the count did before, so a stall right after a move is
+     * caught). */
+    const int spin = J->ctl.spin_s > 0;
     for (;;) {
         if (seg_ready(&h.w)) return 0;
         int last = seg_index(J, &S->count[t], memory_order_relaxed), stalled = 0;
-        const double t0 = clock_now();
-        double since = t0;
-        for (unsigned n = 1; spin > 0; n++) {
+        double since = clock_now();
+        for (unsigned n = 1; spin; n++) {
             if (seg_ready(&h.w)) return 0;
             if (n & 63) { CPU_PAUSE(); continue; }
             const double now = clock_now();
             const int c = seg_index(J, &S->count[t], memory_order_relaxed);
             if (c != last) { last = c; since = now; }
             else if (now - since >= J->help_after_s) { stalled = 1; break; }
-            if (now - t0 >= spin) break;
         }
         if (stalled) {
             const int r = seg_help(J, t, want, work);
