@@ -615,11 +615,13 @@ static int run_claimed(exec_job *J, int t, int i, int *work, int help)
     return 0;
 }
 
+/* An epoch-tagged count's value this solve (an earlier solve's reads 0). */
+static int seg_of(const exec_job *J, uint64_t v) { return (uint32_t)(v >> 32) == J->epoch ? (int)(uint32_t)v : 0; }
+
 /* Segments of worker t claimed (or finished) this solve. */
 static int seg_index(const exec_job *J, const cpu_count *c, memory_order mo)
 {
-    const uint64_t v = atomic_load_explicit(&c->v, mo);
-    return (uint32_t)(v >> 32) == J->epoch ? (int)(uint32_t)v : 0;
+    return seg_of(J, atomic_load_explicit(&c->v, mo));
 }
 
 /* Claim worker t's segment i (its claim count goes i -> i + 1). */
@@ -627,10 +629,13 @@ static int seg_claim(exec_job *J, int t, int i)
 {
     cpu_count *c = &cpu_plan_of(J->p)->segs.claim[t];
     uint64_t v = atomic_load_explicit(&c->v, memory_order_relaxed);
-    if (((uint32_t)(v >> 32) == J->epoch ? (int)(uint32_t)v : 0) != i) return 0;
+    if (seg_of(J, v) != i) return 0;
     return atomic_compare_exchange_strong_explicit(&c->v, &v, ((uint64_t)J->epoch << 32) | (uint64_t)(i + 1),
                                                    memory_order_acq_rel, memory_order_relaxed);
 }
+
+static atomic_llong segments_helped;
+long long cpu_exec_segments_helped(void) { return atomic_load_explicit(&segments_helped, memory_order_relaxed); }
 
 /* A waiter for worker t's first `want` segments: while t has none in
  * flight (claimed but unfinished) and has not yet begun the one awaited,
@@ -639,9 +644,6 @@ static int seg_claim(exec_job *J, int t, int i)
  * segments the waiter needs, made before its own: the deadlock argument of
  * cpu_sched.h still holds (their waits are on segments made earlier).
  * Returns 1 if it ran one, 0 if none could be taken, -1 on abort. */
-static atomic_llong segments_helped;
-long long cpu_exec_segments_helped(void) { return atomic_load_explicit(&segments_helped, memory_order_relaxed); }
-
 static int seg_help(exec_job *J, int t, int want, int *work)
 {
     cpu_sched *S = &cpu_plan_of(J->p)->segs;

@@ -17,7 +17,6 @@
 #include "error.h"
 #include "mem.h"
 
-
 /* Spin budgets (seconds) of the default policy. A job wait covers a
  * barrier or a dependency on an idle machine (a few us); an idle worker
  * waits for the next job, which in PCG follows within microseconds. With

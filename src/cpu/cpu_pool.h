@@ -34,12 +34,13 @@ typedef void (*cpu_chunk_fn)(void *arg, int chunk, int nchunks);
 ata_status cpu_pool_create(int nthreads, ata_wait_policy wait_policy, cpu_pool **out);
 void cpu_pool_destroy(cpu_pool *pool);
 int cpu_pool_size(const cpu_pool *pool);
-/* How long a worker waiting for another's segments spins before it runs
- * them itself where it can (cpu_exec.c's helping): on a machine with free
- * cores the awaited worker publishes and takes its next segment within
- * nanoseconds and keeps its own rows (and their cache); a worker that long
- * behind has likely lost its core. ATA_HELP_AFTER_US at the pool's
- * creation overrides it (tests set 0: every waiter helps at once). */
+/* How long the count of a worker that others wait for must stand still,
+ * with that worker between two segments, before a waiter runs its next
+ * segment itself (cpu_exec.c's helping): on a machine with free cores a
+ * worker publishes and takes its next segment within nanoseconds and keeps
+ * its own rows (and their cache); one stalled that long has likely lost
+ * its core. ATA_HELP_AFTER_US at the pool's creation overrides it (tests
+ * set 0: every waiter helps at once). */
 #define CPU_HELP_AFTER_S 20e-6
 double cpu_pool_help_after_s(const cpu_pool *pool);
 /* Run fn(arg, tid, n) on every worker; returns when all have returned.
