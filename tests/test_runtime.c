@@ -761,6 +761,47 @@ static void test_gather_prefetch(void **state)
     ata_context_destroy(ctx);
 }
 
+/* A segment that runs longer than wait_timeout_s, while another worker
+ * waits for it, is progress, not a stall: a chain of K banded ILU0 rows
+ * (one worker's segment, ~B*B work a row), then a wide level of W rows
+ * that all need the chain's last row (split between the workers: one
+ * waits the whole chain). The deadline (2 ms) is below the waiter's check
+ * interval (10 ms), so the chain, tens of ms, times out unless it reports
+ * progress from inside (it did before exec_seg_progress). */
+static void test_long_segment(void **state)
+{
+    (void)state;
+    const int K = 40000, W = 20000, B = 30, n = K + W;
+    ata_csr *A;
+    TU_OK(ata_csr_alloc(n, n, K * (2 * B + 1) + 2 * W, &A));
+    int q = 0;
+    for (int i = 0; i < n; i++) {
+        A->rowptr[i] = q;
+        const int lo = i < K ? (i > B ? i - B : 0) : K - 1, hi = i < K ? (i + B < K ? i + B : K - 1) : K - 1;
+        for (int j = lo; j <= hi; j++) { A->col[q] = j; A->val[q++] = j == i ? 2 * B + 2 : -1.0 - (j % 7) * 0.01; }
+        if (i >= K) { A->col[q] = i; A->val[q++] = 3; }
+    }
+    A->rowptr[n] = q;
+    A->nnz = q;
+    ata_csr *R;
+    TU_OK(ata_csr_copy(A, &R));
+    TU_OK(ata_ref_ilu0(R));
+    ata_context *ctx = make_ctx(2, 2e-3);
+    const ata_policy pols[] = { ATA_POLICY_CA, ATA_POLICY_CHAIN, ATA_POLICY_SYNCFREE };
+    for (int k = 0; k < 3; k++) {
+        ata_plan_options po = ata_plan_defaults();
+        po.policy = pols[k];
+        ata_csr *LU = NULL;
+        ata_status st = ata_spilu0(ctx, A, &po, &LU);
+        if (st != ATA_OK) fail_msg("%s: %s: %s", ata_policy_name(pols[k]), ata_status_string(st), ata_last_error());
+        assert_memory_equal(LU->val, R->val, R->nnz * sizeof *R->val);
+        ata_csr_free(LU);
+    }
+    ata_context_destroy(ctx);
+    ata_csr_free(A);
+    ata_csr_free(R);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -776,6 +817,7 @@ int main(void)
         cmocka_unit_test(test_auto_tuning),
         cmocka_unit_test(test_level_order_spec),
         cmocka_unit_test(test_gather_prefetch),
+        cmocka_unit_test(test_long_segment),
     };
     return cmocka_run_group_tests_name("runtime (cpu backend)", tests, NULL, NULL);
 }

@@ -63,7 +63,9 @@ typedef struct {
                                non-finite x_i (solves) */
     int *work;              /* ILU0: n ints per worker, all -1 */
     exec_progress prog[EXEC_MAX_THREADS];
-    atomic_uint rows64;     /* bumped every 64 rows any worker finishes */
+    atomic_uint rows64;     /* bumped every 64 rows of a tracked block or
+                               an ILU0 segment, every EXEC_SEG_STRIDE rows
+                               of an untracked pull */
     int nrhs, ldb, ldx;     /* pull with several columns (nrhs > 1) */
     int col0;               /* first column of this block (messages) */
     int publish;            /* pull: set done flags (some atask waits on them) */
@@ -80,6 +82,13 @@ static inline void exec_rows_done(exec_job *J)
     atomic_fetch_add_explicit(&J->rows64, 1, memory_order_relaxed);
     exec_publish(J);
 }
+
+/* Inside a segment or an untracked block: progress for the waiters'
+ * deadline (seg_check, dep_check), so one that runs longer than
+ * wait_timeout_s (a huge matrix, dense ILU0 rows) fails no one. No wake: seg_check runs on the waiter's own
+ * timed wakes. */
+#define EXEC_SEG_STRIDE 4096
+static inline void exec_seg_progress(exec_job *J) { atomic_fetch_add_explicit(&J->rows64, 1, memory_order_relaxed); }
 
 /* A block finished: progress for the waiters' deadline (dep_check). */
 static inline void exec_block_done(exec_job *J, int tid, unsigned blocks)
@@ -400,6 +409,19 @@ static int pull_block(exec_job *J, int k0, int k1, int toff, int tracked)
     return pull_width(J, k0, k1, toff, tracked, 0);
 }
 
+/* An untracked pull_block in pieces, with progress between them
+ * (exec_seg_progress). A node cut at a piece's end: its rows still give
+ * the reference's bits. */
+static int pull_marked(exec_job *J, int k0, int k1, int toff)
+{
+    for (int a = k0; a < k1; a += EXEC_SEG_STRIDE) {
+        const int b = k1 - a > EXEC_SEG_STRIDE ? a + EXEC_SEG_STRIDE : k1;
+        if (pull_block(J, a, b, toff, 0)) return -1;
+        if (b < k1) exec_seg_progress(J);
+    }
+    return 0;
+}
+
 /* Gather and scatter run in index order (position pos[i] of row i): B is
  * read and X written as streams. A line of the position-ordered block holds
  * neighbours in a level, which in index order come by within a few rows, so
@@ -548,14 +570,14 @@ static int seg_ready(void *a)
 }
 
 /* As dep_check: abort, or a timeout after deadline_s in which no worker
- * finished a segment. */
+ * finished a segment nor moved inside one. */
 static int seg_check(void *a, double now)
 {
     seg_wait_arg *w = a;
     exec_job *J = w->J;
     if (atomic_load_explicit(&J->ctl.abort, memory_order_relaxed)) return -1;
     const cpu_sched *S = &cpu_plan_of(J->p)->segs;
-    unsigned sum = 0;
+    unsigned sum = atomic_load_explicit(&J->rows64, memory_order_relaxed);
     for (int t = 0; t < S->nt; t++) sum += (unsigned)atomic_load_explicit(&S->count[t].v, memory_order_relaxed);
     if (w->t_prog == 0 || sum != w->seen) { w->seen = sum; w->t_prog = now; return 0; }
     if (now - w->t_prog <= J->ctl.deadline_s) return 0;
@@ -582,10 +604,11 @@ static int run_segment(exec_job *J, int s, int *work)
     const ata_plan *p = J->p;
     const cpu_plan *cp = cpu_plan_of(p);
     const int k0 = cp->segs.lo[s], k1 = cp->segs.hi[s];
-    if (J->mode == EXEC_PULL) return pull_block(J, k0, k1, cp->tbase ? cp->tbase[s] - k0 : 0, 0);
+    if (J->mode == EXEC_PULL) return pull_marked(J, k0, k1, cp->tbase ? cp->tbase[s] - k0 : 0);
     for (int k = k0; k < k1; k++) {
         if (cp->ilu_prefetch) ilu0_prefetch(p, k, k1);
         if (run_ilu0_row(J, p->sched.order[k], 0, work)) return -1;
+        if (((k - k0) & 63) == 63) exec_seg_progress(J);
     }
     return 0;
 }
@@ -772,7 +795,7 @@ static void exec_worker(void *arg, int tid, int nt)
                 k1 = (int)(lo + len * (tid + 1) / nt);
             }
             if (J->mode == EXEC_PULL) {
-                if (pull_block(J, k0, k1, 0, tracked)) return;
+                if (tracked ? pull_block(J, k0, k1, 0, 1) : pull_marked(J, k0, k1, 0)) return;
                 exec_block_done(J, tid, ++blocks);
                 continue;
             }
