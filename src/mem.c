@@ -75,7 +75,24 @@ void *mem_calloc(size_t n, size_t size)
         if (p && bytes >= MEM_PREFAULT) prefault(p, bytes);
         return p;
     }
-    void *p = mem_alloc(bytes);
-    if (p) memset(p, 0, bytes);
+#ifdef MADV_DONTNEED
+    if (huge_wanted()) {
+        /* Zero without touching: a private anonymous page dropped by
+         * MADV_DONTNEED reads as zeros and costs nothing until written
+         * (the kernel zeroes it then, as it would have for memset's
+         * write). An array never written (a plan's done flags where no row
+         * is tracked) never costs its pages. The block is 2 MiB aligned;
+         * only its whole pages are dropped, never the allocator's header
+         * before it or the next block's after it. */
+        char *p = mem_alloc(bytes);
+        if (!p) return NULL;
+        size_t whole = bytes & ~(size_t)4095;
+        if (madvise(p, whole, MADV_DONTNEED) != 0) whole = 0;
+        memset(p + whole, 0, bytes - whole);
+        return p;
+    }
+#endif
+    void *p = calloc(n, size);      /* (zero from a fresh mapping, not written again) */
+    if (p) prefault(p, bytes);
     return p;
 }
