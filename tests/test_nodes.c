@@ -88,6 +88,32 @@ static void test_nodes_absent(void **state)
     ata_context_destroy(ctx);
 }
 
+/* From 16384 rows a sample decides first whether to search every row
+ * (nodes_unlikely): a system with nodes everywhere keeps them (by row on
+ * one worker, and in the segments of two), a grid of single unknowns and
+ * a permuted system (no node) are skipped; solves stay the reference's. */
+static void test_nodes_sampled(void **state)
+{
+    (void)state;
+    const char *specs[] = { "lap2d:70,dofs=4", "lap3d:27", "lap2d:70,dofs=4,perm=5" };
+    const int want[] = { 1, 0, 0 };
+    for (int threads = 1; threads <= 2; threads++) {
+        ata_context *ctx = tu_cpu_context(threads);
+        for (size_t s = 0; s < sizeof specs / sizeof *specs; s++) {
+            ata_csr *A;
+            TU_OK(ata_gen_from_spec(specs[s], &A));
+            assert_true(A->nrows >= 16384);
+            for (int u = 0; u < 2; u++)
+                if (check_plan(ctx, A, specs[s], ATA_POLICY_CHAIN, 1000000, u ? ATA_UPPER : ATA_LOWER, ATA_NON_UNIT) !=
+                    want[s])
+                    fail_msg("%s, %d threads, %s: nodes %s", specs[s], threads, u ? "upper" : "lower",
+                             want[s] ? "not found" : "found");
+            ata_csr_free(A);
+        }
+        ata_context_destroy(ctx);
+    }
+}
+
 /* An overflow inside a node: the solve fails as the reference does and
  * names the same row (the first bad one in the solve direction). */
 static void test_nodes_nonfinite(void **state)
@@ -199,6 +225,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nodes_solves),
         cmocka_unit_test(test_nodes_absent),
+        cmocka_unit_test(test_nodes_sampled),
         cmocka_unit_test(test_nodes_nonfinite),
         cmocka_unit_test(test_nodes_factor),
         cmocka_unit_test(test_nodes_auto),

@@ -130,12 +130,16 @@ static void scan_preds(builder *B, int a, int b, int u0, int row)
     const int *Tp = v->T->rowptr, *Tj = v->T->col;
     double *mf = B->mf + (size_t)row * B->nt;
     int *mi = B->mi + (size_t)row * B->nt;
+    int last = -1;      /* neighbours' predecessors share segments: each taken once in a row */
     for (int k = a; k < b; k++) {
         const int r = v->rowmap ? v->rowmap[k] : k;
         for (int q = Tp[r]; q < Tp[r + 1]; q++) {
             const int pj = v->posmap ? v->posmap[Tj[q]] : Tj[q];
             if (pj >= u0) continue;     /* inside the unit (same worker), the diagonal, or a successor */
-            const int s = B->seg_of[pj], t = B->thr.v[s];
+            const int s = B->seg_of[pj];
+            if (s == last) continue;
+            last = s;
+            const int t = B->thr.v[s];
             if (B->fin[s] > mf[t]) mf[t] = B->fin[s];
             if (B->idx.v[s] + 1 > mi[t]) mi[t] = B->idx.v[s] + 1;
         }
