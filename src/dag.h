@@ -42,9 +42,9 @@ typedef struct {
  * predecessor listed in row i (preds) or a successor listed in column i. */
 static inline int dag_is_edge(ata_uplo uplo, int preds, int i, int j)
 {
-    int before = uplo == ATA_LOWER ? j < i : j > i;
-    int after = uplo == ATA_LOWER ? j > i : j < i;
-    return preds ? before : after;
+    /* one comparison: an earlier row where a pull's row lists the lower
+     * triangle's predecessors or a push's the upper's successors */
+    return (uplo == ATA_LOWER) == (preds != 0) ? j < i : j > i;
 }
 
 ata_status dag_build(int n, const int *ptr, const int *idx, int preds,
