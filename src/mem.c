@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "mem.h"
 
 #define MEM_OWN_MAP ((size_t)33 << 20)
@@ -75,19 +76,24 @@ void *mem_calloc(size_t n, size_t size)
         if (p && bytes >= MEM_PREFAULT) prefault(p, bytes);
         return p;
     }
-#ifdef MADV_DONTNEED
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
     if (huge_wanted()) {
-        /* Zero without touching: a private anonymous page dropped by
-         * MADV_DONTNEED reads as zeros and costs nothing until written
-         * (the kernel zeroes it then, as it would have for memset's
-         * write). An array never written (a plan's done flags where no row
-         * is tracked) never costs its pages. The block is 2 MiB aligned;
-         * only its whole pages are dropped, never the allocator's header
-         * before it or the next block's after it. */
+        /* Zero without touching: on Linux a private anonymous page dropped
+         * by MADV_DONTNEED reads as zeros and costs nothing until written
+         * (the kernel zeroes it then, as it would have for memset's write;
+         * elsewhere the advice may keep the contents, hence Linux only).
+         * An array never written (a plan's done flags where no row is
+         * tracked) never costs its pages. The block is mem_alloc's 2 MiB
+         * aligned one; only the whole pages inside [p, p + bytes) are
+         * dropped, never an allocator's header before it or another block
+         * after it. (An allocator interposed with file-backed or shared
+         * memory would break this; glibc's, ASan's and TSan's are
+         * anonymous and private.) */
         char *p = mem_alloc(bytes);
         if (!p) return NULL;
-        size_t whole = bytes & ~(size_t)4095;
-        if (madvise(p, whole, MADV_DONTNEED) != 0) whole = 0;
+        const long pg = sysconf(_SC_PAGESIZE);
+        size_t whole = pg > 0 ? bytes & ~((size_t)pg - 1) : 0;
+        if (whole && madvise(p, whole, MADV_DONTNEED) != 0) whole = 0;
         memset(p + whole, 0, bytes - whole);
         return p;
     }

@@ -1324,9 +1324,18 @@ static int nodes_unlikely(const ata_plan *p, const cpu_nodes_view *v, unsigned c
     if (n < 4 * CPU_NODES_WINDOWS * CPU_NODES_WINDOW) return 0;     /* small: search it all */
     long long inner = 0, rows = 0;
     for (int w = 0; w < CPU_NODES_WINDOWS; w++) {
-        const int i = (int)((long long)m * w / CPU_NODES_WINDOWS);
+        /* window w at m * w / WINDOWS: a position, or a segment and the
+         * same fraction of the way into it (fewer segments than windows:
+         * each one sampled at several places) */
+        const long long x = (long long)m * w;
+        const int i = (int)(x / CPU_NODES_WINDOWS);
         int k0 = i, k1 = n, toff = 0;
-        if (cp->tbase) { k0 = cp->segs.lo[i]; k1 = cp->segs.hi[i]; toff = cp->tbase[i] - k0; }
+        if (cp->tbase) {
+            const int lo = cp->segs.lo[i], hi = cp->segs.hi[i];
+            k0 = lo + (int)((long long)(hi - lo) * (x % CPU_NODES_WINDOWS) / CPU_NODES_WINDOWS);
+            k1 = hi;
+            toff = cp->tbase[i] - lo;
+        }
         if (k1 - k0 > CPU_NODES_WINDOW) k1 = k0 + CPU_NODES_WINDOW;
         inner += cpu_nodes_find(v, toff, k0, k1, len);
         rows += k1 - k0;
