@@ -63,9 +63,9 @@ typedef struct {
                                non-finite x_i (solves) */
     int *work;              /* ILU0: n ints per worker, all -1 */
     exec_progress prog[EXEC_MAX_THREADS];
-    atomic_uint rows64;     /* bumped every 64 rows of a tracked block or
-                               an ILU0 segment, every EXEC_SEG_STRIDE rows
-                               of an untracked pull */
+    atomic_uint rows64;     /* bumped every 64 rows of a tracked block,
+                               every EXEC_SEG_STRIDE rows of an untracked
+                               pull or entries of an ILU0 segment */
     int nrhs, ldb, ldx;     /* pull with several columns (nrhs > 1) */
     int col0;               /* first column of this block (messages) */
     int publish;            /* pull: set done flags (some atask waits on them) */
@@ -85,8 +85,9 @@ static inline void exec_rows_done(exec_job *J)
 
 /* Inside a segment or an untracked block: progress for the waiters'
  * deadline (seg_check, dep_check), so one that runs longer than
- * wait_timeout_s (a huge matrix, dense ILU0 rows) fails no one. No wake: seg_check runs on the waiter's own
- * timed wakes. */
+ * wait_timeout_s (a huge matrix, dense ILU0 rows) fails no one: every
+ * EXEC_SEG_STRIDE rows of a pull, or entries of ILU0 rows. No wake:
+ * seg_check runs on the waiter's own timed wakes. */
 #define EXEC_SEG_STRIDE 4096
 static inline void exec_seg_progress(exec_job *J) { atomic_fetch_add_explicit(&J->rows64, 1, memory_order_relaxed); }
 
@@ -605,10 +606,19 @@ static int run_segment(exec_job *J, int s, int *work)
     const cpu_plan *cp = cpu_plan_of(p);
     const int k0 = cp->segs.lo[s], k1 = cp->segs.hi[s];
     if (J->mode == EXEC_PULL) return pull_marked(J, k0, k1, cp->tbase ? cp->tbase[s] - k0 : 0);
+    /* progress every EXEC_SEG_STRIDE entries, not rows: a row's work grows
+     * with its entries (their square, for dense rows) */
+    const int *Tp = p->T->rowptr, *Up = p->Tu ? p->Tu->rowptr : NULL;
+    long long entries = 0;
     for (int k = k0; k < k1; k++) {
+        const int i = p->sched.order[k];
         if (cp->ilu_prefetch) ilu0_prefetch(p, k, k1);
-        if (run_ilu0_row(J, p->sched.order[k], 0, work)) return -1;
-        if (((k - k0) & 63) == 63) exec_seg_progress(J);
+        if (run_ilu0_row(J, i, 0, work)) return -1;
+        entries += Tp[i + 1] - Tp[i] + (Up ? Up[i + 1] - Up[i] : 0);
+        if (entries >= EXEC_SEG_STRIDE) {
+            exec_seg_progress(J);
+            entries = 0;
+        }
     }
     return 0;
 }
