@@ -63,9 +63,10 @@ typedef struct {
                                non-finite x_i (solves) */
     int *work;              /* ILU0: n ints per worker, all -1 */
     exec_progress prog[EXEC_MAX_THREADS];
-    atomic_uint rows64;     /* bumped every 64 rows of a tracked block,
-                               every EXEC_SEG_STRIDE rows of an untracked
-                               pull or entries of an ILU0 segment */
+    atomic_uint inner_prog; /* progress inside blocks and segments: every
+                               64 rows of a tracked block, EXEC_SEG_STRIDE
+                               rows of an untracked pull or entries of an
+                               ILU0 segment */
     int nrhs, ldb, ldx;     /* pull with several columns (nrhs > 1) */
     int col0;               /* first column of this block (messages) */
     int publish;            /* pull: set done flags (some atask waits on them) */
@@ -79,7 +80,7 @@ static inline void exec_publish(exec_job *J) { cpu_event_notify(&J->ev); }
  * producer is still inside a long block does not time out (dep_check). */
 static inline void exec_rows_done(exec_job *J)
 {
-    atomic_fetch_add_explicit(&J->rows64, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&J->inner_prog, 1, memory_order_relaxed);
     exec_publish(J);
 }
 
@@ -89,7 +90,7 @@ static inline void exec_rows_done(exec_job *J)
  * EXEC_SEG_STRIDE rows of a pull, or entries of ILU0 rows. No wake:
  * seg_check runs on the waiter's own timed wakes. */
 #define EXEC_SEG_STRIDE 4096
-static inline void exec_seg_progress(exec_job *J) { atomic_fetch_add_explicit(&J->rows64, 1, memory_order_relaxed); }
+static inline void exec_seg_progress(exec_job *J) { atomic_fetch_add_explicit(&J->inner_prog, 1, memory_order_relaxed); }
 
 /* A block finished: progress for the waiters' deadline (dep_check). */
 static inline void exec_block_done(exec_job *J, int tid, unsigned blocks)
@@ -121,7 +122,7 @@ static int dep_check(void *a, double now)
     dep_wait *w = a;
     exec_job *J = w->J;
     if (atomic_load_explicit(&J->ctl.abort, memory_order_relaxed)) return -1;
-    unsigned sum = atomic_load_explicit(&J->rows64, memory_order_relaxed);
+    unsigned sum = atomic_load_explicit(&J->inner_prog, memory_order_relaxed);
     for (int t = 0; t < J->nt; t++) sum += atomic_load_explicit(&J->prog[t].v, memory_order_relaxed);
     if (w->t_prog == 0 || sum != w->seen) { w->seen = sum; w->t_prog = now; return 0; }
     if (now - w->t_prog <= J->ctl.deadline_s) return 0;
@@ -578,7 +579,7 @@ static int seg_check(void *a, double now)
     exec_job *J = w->J;
     if (atomic_load_explicit(&J->ctl.abort, memory_order_relaxed)) return -1;
     const cpu_sched *S = &cpu_plan_of(J->p)->segs;
-    unsigned sum = atomic_load_explicit(&J->rows64, memory_order_relaxed);
+    unsigned sum = atomic_load_explicit(&J->inner_prog, memory_order_relaxed);
     for (int t = 0; t < S->nt; t++) sum += (unsigned)atomic_load_explicit(&S->count[t].v, memory_order_relaxed);
     if (w->t_prog == 0 || sum != w->seen) { w->seen = sum; w->t_prog = now; return 0; }
     if (now - w->t_prog <= J->ctl.deadline_s) return 0;
@@ -938,7 +939,7 @@ static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *
     cpu_wait_ctl_init(&J.ctl, ctx->pool, ctx->wait_timeout_s);
     cpu_event_init(&J.ev);
     for (int t = 0; t < J.nt; t++) atomic_init(&J.prog[t].v, 0);
-    atomic_init(&J.rows64, 0);
+    atomic_init(&J.inner_prog, 0);
     atomic_init(&J.stuck_row, -1);
     atomic_init(&J.stuck_dep, -1);
     atomic_init(&J.bad_row, p->n);
