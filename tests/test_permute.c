@@ -246,6 +246,8 @@ static void test_known_dag(void **state)
  * of L builds; pull plans read L and U in place unless their layout copies;
  * and after new values every plan solves as plans made afresh on the new
  * factors. */
+static int split_reversed_seen;     /* U plans solved through PULL_DOWN */
+
 static void check_split(ata_context *ctx, const ata_csr *A, const ata_factor_options *fo, const char *name)
 {
     const int n = A->nrows;
@@ -303,6 +305,12 @@ static void check_split(ata_context *ctx, const ata_csr *A, const ata_factor_opt
         if (fo->plan.traversal == ATA_PULL) {
             assert_true((f->Lp->T == f->Ls) == (cpu_plan_of(f->Lp)->order_identity || cpu_plan_of(f->Lp)->by_row));
             assert_true((f->Up->T == f->Us) == (cpu_plan_of(f->Up)->order_identity || cpu_plan_of(f->Up)->by_row));
+            /* U through L's levels backwards, by row: row n - 1 - k at
+             * position k, without reading the order (PULL_DOWN) */
+            int rev = n > 1;
+            for (int k = 0; k < n && rev; k++) rev = f->Up->sched.order[k] == n - 1 - k;
+            assert_int_equal(cpu_plan_of(f->Up)->order_reversed, rev && cpu_plan_of(f->Up)->by_row);
+            split_reversed_seen += cpu_plan_of(f->Up)->order_reversed;
         }
         solve_both(f->Lp, pl, n, 40 + step);
         solve_both(f->Up, pu, n, 50 + step);
@@ -342,6 +350,7 @@ static void test_split_factors(void **state)
             }
         ata_csr_free(A);
     }
+    assert_true(split_reversed_seen > 0);      /* (the level-ordered matrix's U, as in PCG) */
     ata_context_destroy(ctx);
 }
 

@@ -352,6 +352,10 @@ static void pull_one_src(exec_job *J, int k0, int k1, int toff, int f32, int src
 static void pull_one(exec_job *J, int k0, int k1, int toff, int f32)
 {
     const cpu_plan *cp = cpu_plan_of(J->p);
+    if (cp->order_reversed) {       /* by row, row n - 1 - k: no order to read */
+        pull_one_src(J, k0, k1, J->p->n - 1, f32, PULL_DOWN);
+        return;
+    }
     pull_one_src(J, k0, k1, toff, f32, cp->order_identity ? PULL_DIRECT : cp->by_row ? PULL_INDEX : PULL_STAGED);
 }
 
@@ -361,6 +365,9 @@ static inline __attribute__((always_inline)) int pull_cols(exec_job *J, int k0, 
     if (cpu_plan_of(J->p)->order_identity)
         return tracked ? pull_rows(J, k0, k1, toff, 1, m, PULL_DIRECT, f32)
                        : pull_rows(J, k0, k1, toff, 0, m, PULL_DIRECT, f32);
+    if (cpu_plan_of(J->p)->order_reversed)
+        return tracked ? pull_rows(J, k0, k1, J->p->n - 1, 1, m, PULL_DOWN, f32)
+                       : pull_rows(J, k0, k1, J->p->n - 1, 0, m, PULL_DOWN, f32);
     if (cpu_plan_of(J->p)->by_row)
         return tracked ? pull_rows(J, k0, k1, toff, 1, m, PULL_INDEX, f32)
                        : pull_rows(J, k0, k1, toff, 0, m, PULL_INDEX, f32);
@@ -1070,16 +1077,18 @@ static ata_status layout_positions(ata_plan *p)
     if (p->kind != PLAN_SPTRSV) return ATA_OK;
     const ata_csr *T = p->T;
     const int n = p->n, *order = p->sched.order, pull = p->opt.traversal == ATA_PULL;
-    int identity = 1;
+    int identity = 1, reversed = 1;
     long long jumps = 0;
     for (int k = 0; k < n; k++) {
         identity &= order[k] == k;
+        reversed &= order[k] == n - 1 - k;
         jumps += k > 0 && abs(order[k] - order[k - 1]) > EXEC_LINE_ROWS;   /* either way (an upper solve's order runs down) */
     }
     cp->order_identity = identity;
     /* one worker only: in natural order where that is no chain (layout_natural) */
     cp->few_near = p->info.threads_used == 1 && pull ? few_near_rows(p) : -1;     /* -1: not asked */
     cp->by_row = pull && (identity || jumps < n / EXEC_STAGE_JUMPS || cp->few_near == 1);
+    cp->order_reversed = reversed && !identity && cp->by_row;
     const int keep = identity || cp->by_row;    /* T as it is */
     const int need_xp = !pull || !cp->by_row;
     double *xp = need_xp ? mem_alloc(((size_t)n + 1) * sizeof *xp) : NULL;

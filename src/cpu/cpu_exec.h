@@ -17,6 +17,9 @@ typedef struct cpu_plan {
     int order_identity;     /* order[k] == k for every k (no xpos, no copy of T) */
     int by_row;             /* pull: T, x and done flags by row, solved through
                                the order (the order is the identity or almost) */
+    int order_reversed;     /* pull by row, order[k] == n - 1 - k (PCG's upper
+                               solve through L's levels backwards): row n - 1 - k
+                               at position k, no order read (PULL_DOWN) */
     int segmented;          /* runs by segments and point-to-point waits
                                (segs, cpu_sched.h), not barriers and row flags */
     cpu_sched segs;
