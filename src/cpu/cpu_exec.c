@@ -405,9 +405,14 @@ static int pull_block(exec_job *J, int k0, int k1, int toff, int tracked)
 {
     const cpu_plan *cp = cpu_plan_of(J->p);
     if (J->nrhs == 1 && !tracked && !J->publish && cp->node_len) {
-        const cpu_nodes_view v = nodes_view(J->p);
+        cpu_nodes_view v = nodes_view(J->p);
+        if (cp->order_reversed) {   /* as PULL_DOWN: no order read */
+            v.order = NULL;
+            v.down = 1;
+            toff = J->p->n - 1;
+        }
         if (cpu_nodes_pull1(&v, cp->node_len, toff, k0, k1, J->b, J->x) != 0)
-            note_bad_range(J, J->x, k0, k1, toff, v.order ? PULL_INDEX : PULL_DIRECT, 1);
+            note_bad_range(J, J->x, k0, k1, toff, v.order ? PULL_INDEX : v.down ? PULL_DOWN : PULL_DIRECT, 1);
         return 0;
     }
     if (J->nrhs == 1 && !tracked && !J->publish) {
