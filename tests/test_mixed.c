@@ -133,11 +133,21 @@ static void test_factor_vs_reference(void **state)
     ata_context *ctx = tu_cpu_context(2);
     /* natural and permuted orders (staged plans, segments in worker order),
      * and a level-ordered one (the plans read the factors in place) */
-    const char *gens[] = { "lap2d:40", "lap3d:12,perm=3", "circuit:3000", "convdiff:10" };
-    for (int g = 0; g < 4; g++) {
+    const char *gens[] = { "lap2d:40", "lap3d:12,perm=3", "circuit:3000", "convdiff:10", "lap2d:24,dofs=4" };
+    for (int g = 0; g < 5; g++) {
         ata_csr *A;
         TU_OK(ata_gen_from_spec(gens[g], &A));
         check_matrix(ctx, A, gens[g]);
+        if (g == 4) {   /* a PDE system: its mixed factor's solves run through nodes (cpu_nodes, fval) */
+            ata_factor_options fo = mixed(ATA_POLICY_CHAIN, ATA_PULL);
+            ata_factor *F;
+            TU_OK(ata_factor_setup(ctx, A, &fo, &F));
+            const ata_plan *L, *U;
+            ata_factor_plans(F, &L, &U);
+            if (!strstr(ata_plan_choice(L), "nodes:") || !strstr(ata_plan_choice(U), "nodes:"))
+                fail_msg("%s mixed, chain: no nodes (L: %s; U: %s)", gens[g], ata_plan_choice(L), ata_plan_choice(U));
+            ata_factor_destroy(F);
+        }
         if (g == 1) {
             ata_csr *B = tu_level_ordered(A);
             check_matrix(ctx, B, "lap3d:12,perm=3 in level order");

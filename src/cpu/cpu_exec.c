@@ -394,7 +394,7 @@ static cpu_nodes_view nodes_view(const ata_plan *p)
     const int lower = p->opt.uplo == ATA_LOWER;
     return (cpu_nodes_view){ p->T->rowptr, p->T->col, p->T->val, lower,
                              p->opt.diag == ATA_UNIT ? 0 : lower ? 1 : 2, p->diag_inv,
-                             cpu_plan_of(p)->order_identity ? NULL : p->sched.order, 0 };
+                             cpu_plan_of(p)->order_identity ? NULL : p->sched.order, 0, cpu_plan_of(p)->fval };
 }
 
 /* toff: row k of the stored T is k + toff (cpu_plan.tbase: a segmented
@@ -1372,7 +1372,7 @@ static int nodes_unlikely(const ata_plan *p, const cpu_nodes_view *v, unsigned c
 static ata_status layout_nodes(ata_plan *p)
 {
     cpu_plan *cp = cpu_plan_of(p);
-    if (p->kind != PLAN_SPTRSV || p->opt.traversal != ATA_PULL || !cp->by_row || p->values_f32) return ATA_OK;
+    if (p->kind != PLAN_SPTRSV || p->opt.traversal != ATA_PULL || !cp->by_row) return ATA_OK;
     const int n = p->n;
     unsigned char *len = mem_alloc((size_t)n + 1);
     if (!len) return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);

@@ -29,6 +29,8 @@ typedef struct {
     int inv;            /* multiply by the stored diagonal (else divide) */
     const int *order;
     int down;           /* order NULL: position k is row toff - k (an upper natural walk) */
+    const float *fval;  /* the values as floats (a factor's ATA_PRECISION_MIXED plan:
+                           each is exactly val's, so the sums keep their bits); NULL: val */
 } cpu_nodes_view;
 
 /* len[k] for k0 <= k < k1: how many positions from k on (at most
