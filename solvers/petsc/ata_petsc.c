@@ -47,6 +47,7 @@ typedef struct {
     ata_policy policy;
     int S, threads, device;
     ata_wait_policy wait;
+    ata_precision precision;  /* mixed: factors stored in fp32, sums in fp64 */
     ata_shift shift;
     double shift_amount;
     MatFactorType ftype;
@@ -183,7 +184,9 @@ static PetscErrorCode ata_petsc_options(Mat B, Mat A, Mat_ATA *d)
 {
     const char *prefix = B->factorprefix ? B->factorprefix : ((PetscObject)A)->prefix;
     const char *policies[ATA_POLICY_COUNT], *backends[4], *const waits[3] = {"default", "active", "passive"};
+    const char *const precisions[2] = {"double", "mixed"};   /* ATA_PRECISION_DOUBLE, _MIXED */
     PetscInt policy = ATA_POLICY_AUTO, backend = ATA_BACKEND_AUTO, S = 0, threads = -1, device = -1, wait = ATA_WAIT_DEFAULT;
+    PetscInt precision = ATA_PRECISION_DOUBLE;
     PetscBool set;
 
     PetscFunctionBegin;
@@ -196,6 +199,7 @@ static PetscErrorCode ata_petsc_options(Mat B, Mat A, Mat_ATA *d)
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_ata_threads", &threads, &set));
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_ata_device", &device, &set));
     PetscCall(PetscOptionsGetEList(NULL, NULL, "-mat_ata_wait_policy", waits, 3, &wait, &set));
+    PetscCall(PetscOptionsGetEList(NULL, NULL, "-mat_ata_precision", precisions, 2, &precision, &set));
 
     PetscOptionsBegin(PetscObjectComm((PetscObject)B), prefix, "ATA ILU(0)/ICC(0) factorisation options", "Mat");
     PetscCall(PetscOptionsEList("-mat_ata_policy", "ATA aggregation policy of the triangular solves and the factorisation",
@@ -211,6 +215,10 @@ static PetscErrorCode ata_petsc_options(Mat B, Mat A, Mat_ATA *d)
                                 "how idle CPU workers wait (default: spin ~50-100 us then sleep, or ATA_WAIT_POLICY; "
                                 "active: spin up to 10 ms between solves; passive: sleep at once)",
                                 "ata_context_options", waits, 3, waits[wait], &wait, NULL));
+    PetscCall(PetscOptionsEList("-mat_ata_precision",
+                                "factor storage (double; mixed: ILU(0) factors rounded to float once per factorisation, "
+                                "sums in double: fewer bytes per solve, a slightly different preconditioner)",
+                                "ata_factor_options", precisions, 2, precisions[precision], &precision, NULL));
     PetscOptionsEnd();
     PetscCheck(S >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ata_S %d: must be >= 0 (0: automatic)", (int)S);
     d->policy = (ata_policy)policy;
@@ -219,6 +227,7 @@ static PetscErrorCode ata_petsc_options(Mat B, Mat A, Mat_ATA *d)
     d->threads = (int)threads;
     d->device = (int)device;
     d->wait = (ata_wait_policy)wait;
+    d->precision = (ata_precision)precision;
     PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -284,6 +293,7 @@ static PetscErrorCode ata_petsc_numeric(Mat F, Mat A, const MatFactorInfo *info)
         o.shift_amount = d->shift_amount;
         o.plan.policy = d->policy;
         o.plan.S = d->S;
+        o.precision = d->precision;
         st = ata_factor_setup(d->ctx, &csr, &o, &d->F);
         free(owned);
         if (d->F) { /* also after a zero pivot: the analysis stands, a later update may succeed */
@@ -460,10 +470,12 @@ static PetscErrorCode ata_petsc_view(Mat F, PetscViewer viewer)
                                 d->wait == ATA_WAIT_ACTIVE ? "active" : d->wait == ATA_WAIT_PASSIVE ? "passive" : "default"));
         if (d->wait == ATA_WAIT_DEFAULT && env && *env)
             PetscCall(PetscSNPrintf(wait, sizeof wait, "default (ATA_WAIT_POLICY=%s)", env));
-        PetscCall(PetscViewerASCIIPrintf(viewer, "ATA %s: backend cpu, %d thread%s, wait policy %s\n", what,
-                                         ata_context_threads(d->ctx), ata_context_threads(d->ctx) == 1 ? "" : "s", wait));
+        PetscCall(PetscViewerASCIIPrintf(viewer, "ATA %s: backend cpu, %d thread%s, wait policy %s, factors %s\n", what,
+                                         ata_context_threads(d->ctx), ata_context_threads(d->ctx) == 1 ? "" : "s", wait,
+                                         d->precision == ATA_PRECISION_MIXED ? "float (precision mixed)" : "double"));
     } else {
-        PetscCall(PetscViewerASCIIPrintf(viewer, "ATA %s: backend %s, device %d\n", what, ata_backend_name(b), d->device));
+        PetscCall(PetscViewerASCIIPrintf(viewer, "ATA %s: backend %s, device %d, factors %s\n", what, ata_backend_name(b),
+                                         d->device, d->precision == ATA_PRECISION_MIXED ? "float (precision mixed)" : "double"));
     }
     PetscCall(PetscViewerASCIIPrintf(viewer,
                                      "ATA: n %d, nnz %d, factorisations %d, solves %d, first setup %.3g s, "

@@ -92,6 +92,23 @@ for w in active passive; do
   else bad "-mat_ata_wait_policy $w" "$(echo "$out" | grep -E "ATA|ksp_ex2")
   petsc: $b"; fi
 done
+# -mat_ata_precision mixed: float factors (-ksp_view says so), converged, the
+# solution still to rtol (checked by ksp_ex2's error line); refactorisation on
+# new values (-resolve) and a transposed solve through them; the ICC factor
+# (not built in float) refused with the reason, not a silent double factor.
+for args in "-ksp_type cg -resolve" "-ksp_type gmres -convect -transpose"; do
+  out=$(mpi 1 "$ex2" -dll_append "$plugin" $args -pc_type ilu -pc_factor_mat_solver_type ata -mat_ata_threads 2 -mat_ata_precision mixed -ksp_view 2>&1)
+  if echo "$out" | grep -q "wait policy default, factors float (precision mixed)" && \
+     echo "$out" | tail -1 | awk '/CONVERGED/ {e = $NF} END {exit !(e != "" && e + 0 < 1e-4)}'; then
+    ok "-mat_ata_precision mixed ($args): $(echo "$out" | tail -1 | sed 's/^ksp_ex2: //')"
+  else bad "-mat_ata_precision mixed ($args)" "$(echo "$out" | grep -E "ATA|ksp_ex2|rror" | head -8)"; fi
+done
+out=$(mpi 1 "$ex2" -dll_append "$plugin" -ksp_type cg -pc_type icc -pc_factor_mat_solver_type ata -mat_ata_threads 1 -mat_ata_precision mixed 2>&1)
+if echo "$out" | grep -q "ata: factorisation: .*mixed"; then ok "-mat_ata_precision mixed with ICC: refused, the reason named"
+else bad "-mat_ata_precision mixed with ICC" "$(echo "$out" | grep -iE "ata|error" | head -5)"; fi
+out=$(mpi 1 "$ex2" -dll_append "$plugin" -ksp_type cg -pc_type ilu -pc_factor_mat_solver_type ata -mat_ata_precision single 2>&1)
+if echo "$out" | grep -q -- "-mat_ata_precision" && ! echo "$out" | tail -1 | grep -q CONVERGED; then ok "-mat_ata_precision single: refused"
+else bad "-mat_ata_precision single" "$(echo "$out" | tail -5)"; fi
 # -mat_ata_backend auto without a GPU driver's device node: the CPU, and the
 # GPU modules (with the vendor's libraries behind them) never loaded.
 if [ -e /dev/nvidiactl ] || [ -e /dev/nvidia0 ] || [ -e /dev/dxg ] || [ -e /dev/kfd ]; then
@@ -104,7 +121,7 @@ else
 fi
 out=$(mpi 2 "$ex2" -dll_append "$plugin" -ksp_type cg -pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type ata -help 2>&1)
 if echo "$out" | grep -q -- "-sub_mat_ata_policy" && echo "$out" | grep -q -- "-sub_mat_ata_threads" && \
-   echo "$out" | grep -q -- "-sub_mat_ata_wait_policy"; then
+   echo "$out" | grep -q -- "-sub_mat_ata_wait_policy" && echo "$out" | grep -q -- "-sub_mat_ata_precision"; then
   ok "-help lists -sub_mat_ata_* under block Jacobi"
 else bad "-help" "$(echo "$out" | tail -5)"; fi
 
