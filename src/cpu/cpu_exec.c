@@ -1377,7 +1377,7 @@ static ata_status layout_nodes(ata_plan *p)
     unsigned char *len = mem_alloc((size_t)n + 1);
     if (!len) return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
     const cpu_nodes_view v = nodes_view(p);
-    if (nodes_unlikely(p, &v, len)) {
+    if ((v.fval && !cpu_nodes_float_ok(&v)) || nodes_unlikely(p, &v, len)) {
         free(len);
         return ATA_OK;
     }

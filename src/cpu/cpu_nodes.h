@@ -45,6 +45,10 @@ long long cpu_nodes_find(const cpu_nodes_view *v, int toff, int k0, int k1, unsi
  * solve's chains overlap: ex19's unit U 1.19 -> 0.98 ms), much slower with
  * the cache flushed between solves, as a preconditioner runs (1.38 ->
  * 1.95; twice the streams, a guess), so not kept. */
+/* Whether cpu_nodes_pull1 can read this view's float values (fval): an
+ * ILU0 factor's triangles: L unit, U with its pivots first. */
+int cpu_nodes_float_ok(const cpu_nodes_view *v);
+
 double cpu_nodes_pull1(const cpu_nodes_view *v, const unsigned char *len, int toff, int k0, int k1,
                        const double *b, double *x);
 
