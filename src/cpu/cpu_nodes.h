@@ -38,6 +38,10 @@ typedef struct {
  * positions are a node's second or later row. */
 long long cpu_nodes_find(const cpu_nodes_view *v, int toff, int k0, int k1, unsigned char *len);
 
+/* Whether cpu_nodes_pull1 can read this view's float values (fval): an
+ * ILU0 factor's triangles: L unit, U with its pivots first. */
+int cpu_nodes_float_ok(const cpu_nodes_view *v);
+
 /* x at positions k0..k1 (one column, no waits), nodes as len says: the
  * reference's bits. Returns 0 while every x is finite (else NaN: the
  * caller names the rows). Two blocks of a level run node by node in turn
@@ -45,10 +49,6 @@ long long cpu_nodes_find(const cpu_nodes_view *v, int toff, int k0, int k1, unsi
  * solve's chains overlap: ex19's unit U 1.19 -> 0.98 ms), much slower with
  * the cache flushed between solves, as a preconditioner runs (1.38 ->
  * 1.95; twice the streams, a guess), so not kept. */
-/* Whether cpu_nodes_pull1 can read this view's float values (fval): an
- * ILU0 factor's triangles: L unit, U with its pivots first. */
-int cpu_nodes_float_ok(const cpu_nodes_view *v);
-
 double cpu_nodes_pull1(const cpu_nodes_view *v, const unsigned char *len, int toff, int k0, int k1,
                        const double *b, double *x);
 
