@@ -349,26 +349,37 @@ static void pull_one_src(exec_job *J, int k0, int k1, int toff, int f32, int src
     }
 }
 
+/* Where the plan's pull meets b, x and T (pull_rows), and the toff it runs
+ * with: an order n - 1 - k runs as PULL_DOWN from row n - 1, reading no
+ * order (cpu_plan.order_reversed). */
+static int pull_src(const ata_plan *p, int *toff)
+{
+    const cpu_plan *cp = cpu_plan_of(p);
+    if (cp->order_identity) return PULL_DIRECT;
+    if (cp->order_reversed) {
+        *toff = p->n - 1;
+        return PULL_DOWN;
+    }
+    return cp->by_row ? PULL_INDEX : PULL_STAGED;
+}
+
 static void pull_one(exec_job *J, int k0, int k1, int toff, int f32)
 {
-    const cpu_plan *cp = cpu_plan_of(J->p);
-    if (cp->order_reversed) {       /* by row, row n - 1 - k: no order to read */
-        pull_one_src(J, k0, k1, J->p->n - 1, f32, PULL_DOWN);
-        return;
-    }
-    pull_one_src(J, k0, k1, toff, f32, cp->order_identity ? PULL_DIRECT : cp->by_row ? PULL_INDEX : PULL_STAGED);
+    const int src = pull_src(J->p, &toff);
+    pull_one_src(J, k0, k1, toff, f32, src);
 }
 
 static inline __attribute__((always_inline)) int pull_cols(exec_job *J, int k0, int k1, int toff, int tracked,
                                                             const int m, const int f32)
 {
-    if (cpu_plan_of(J->p)->order_identity)
+    const int src = pull_src(J->p, &toff);
+    if (src == PULL_DIRECT)
         return tracked ? pull_rows(J, k0, k1, toff, 1, m, PULL_DIRECT, f32)
                        : pull_rows(J, k0, k1, toff, 0, m, PULL_DIRECT, f32);
-    if (cpu_plan_of(J->p)->order_reversed)
-        return tracked ? pull_rows(J, k0, k1, J->p->n - 1, 1, m, PULL_DOWN, f32)
-                       : pull_rows(J, k0, k1, J->p->n - 1, 0, m, PULL_DOWN, f32);
-    if (cpu_plan_of(J->p)->by_row)
+    if (src == PULL_DOWN)
+        return tracked ? pull_rows(J, k0, k1, toff, 1, m, PULL_DOWN, f32)
+                       : pull_rows(J, k0, k1, toff, 0, m, PULL_DOWN, f32);
+    if (src == PULL_INDEX)
         return tracked ? pull_rows(J, k0, k1, toff, 1, m, PULL_INDEX, f32)
                        : pull_rows(J, k0, k1, toff, 0, m, PULL_INDEX, f32);
     return tracked ? pull_rows(J, k0, k1, toff, 1, m, PULL_STAGED, f32)
@@ -406,13 +417,13 @@ static int pull_block(exec_job *J, int k0, int k1, int toff, int tracked)
     const cpu_plan *cp = cpu_plan_of(J->p);
     if (J->nrhs == 1 && !tracked && !J->publish && cp->node_len) {
         cpu_nodes_view v = nodes_view(J->p);
-        if (cp->order_reversed) {   /* as PULL_DOWN: no order read */
+        const int src = pull_src(J->p, &toff);     /* by row: DIRECT, INDEX or DOWN */
+        if (src == PULL_DOWN) {     /* the same rows, downwards, no order read */
             v.order = NULL;
             v.down = 1;
-            toff = J->p->n - 1;
         }
         if (cpu_nodes_pull1(&v, cp->node_len, toff, k0, k1, J->b, J->x) != 0)
-            note_bad_range(J, J->x, k0, k1, toff, v.order ? PULL_INDEX : v.down ? PULL_DOWN : PULL_DIRECT, 1);
+            note_bad_range(J, J->x, k0, k1, toff, src, 1);
         return 0;
     }
     if (J->nrhs == 1 && !tracked && !J->publish) {

@@ -3,17 +3,12 @@
  * once with float (a mixed-precision factor's copy, each value exactly its
  * double: the same sums, the same bits). NODE_FN(name) names this type's
  * functions. Not a public header. */
-/* Row t's entries off the diagonal: [*lo, *hi); its diagonal's value. */
+/* Row t's entries off the diagonal: [*lo, *hi) (off_diag_range); its diagonal's value. */
 static inline __attribute__((always_inline)) double NODE_FN(off_diag)(const int *restrict Tp, const NODE_T *restrict Tx,
                                                                       int t, const int dk, int *lo, int *hi)
 {
-    int l = Tp[t], h = Tp[t + 1];
-    double d = 1;
-    if (dk == 1) d = (double)Tx[--h];
-    else if (dk == 2) d = (double)Tx[l++];
-    *lo = l;
-    *hi = h;
-    return d;
+    off_diag_range(Tp, t, dk, lo, hi);
+    return dk == 1 ? (double)Tx[*hi] : dk == 2 ? (double)Tx[*lo - 1] : 1.0;
 }
 
 /* One node of NS rows: stored rows t + m * step, x rows r + m * step. All
