@@ -567,6 +567,18 @@ static void test_worker_schedules(void **state)
     ata_context_destroy(ctx);
 }
 
+/* One worker is kept only where it is more than 10% faster: a near tie
+ * keeps all workers (cpu_exec.h, CPU_TUNE_ONE_MARGIN). */
+static void test_tune_margin(void **state)
+{
+    (void)state;
+    assert_false(cpu_tune_keeps_one(1.0, 1.2));
+    assert_false(cpu_tune_keeps_one(1.0, 0.95));
+    assert_false(cpu_tune_keeps_one(1.0, 0.9));
+    assert_true(cpu_tune_keeps_one(1.0, 0.89));
+    assert_true(cpu_tune_keeps_one(3e-3, 1e-3));
+}
+
 /* auto on the CPU: ca, with Eq. 5.2's S for a grid in natural order (thin
  * levels of rows that need the row before them), S_min in level order and
  * on a circuit; the first ATA_AUTO_TUNE_SOLVES solves
@@ -815,6 +827,7 @@ int main(void)
         cmocka_unit_test(test_natural_walk),
         cmocka_unit_test(test_diag_inverse),
         cmocka_unit_test(test_worker_schedules),
+        cmocka_unit_test(test_tune_margin),
         cmocka_unit_test(test_auto_tuning),
         cmocka_unit_test(test_level_order_spec),
         cmocka_unit_test(test_gather_prefetch),

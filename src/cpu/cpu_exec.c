@@ -854,11 +854,14 @@ static double median_small(double *v, int n)
     return v[n / 2];
 }
 
+int cpu_tune_keeps_one(double all_s, double one_s) { return one_s < CPU_TUNE_ONE_MARGIN * all_s; }
+
 /* One timed solve of the auto policy's tuning (all workers on even
- * solves, one on odd ones); after the last, the faster way stays (all
- * workers unless one is faster: waits and hand-offs that cost more than
- * the second core gives, as on a deep DAG whose levels share their rows'
- * predecessors across cores). Results are the same bits either way. */
+ * solves, one on odd ones); after the last, all workers stay unless one
+ * is clearly faster (cpu_tune_keeps_one: waits and hand-offs that cost
+ * more than the second core gives, as on a deep DAG whose levels share
+ * their rows' predecessors across cores). Results are the same bits either
+ * way. */
 static void tune_record(ata_plan *p, double s)
 {
     cpu_plan *cp = cpu_plan_of(p);
@@ -876,7 +879,7 @@ static void tune_record(ata_plan *p, double s)
     cp->tune_s[cp->tune_done % 2][cp->tune_done / 2] = s;
     if (++cp->tune_done < 2 * CPU_TUNE_SOLVES) return;
     const double all = median_small(cp->tune_s[0], CPU_TUNE_SOLVES), one = median_small(cp->tune_s[1], CPU_TUNE_SOLVES);
-    cp->one_worker = one < all;
+    cp->one_worker = cpu_tune_keeps_one(all, one);
     cp->tune_kept_s = cp->one_worker ? one : all;
     cp->tune_rounds++;
     if (cp->one_worker) p->info.threads_used = 1;
