@@ -152,5 +152,6 @@ ata_status dag_reverse_upper(const dag *lower, const int *ptr, const int *idx, d
     out->m = m;
     out->max_width = lower->max_width;
     out->dag_class = classify(out);
+    out->lower_reversed = 1;
     return ATA_OK;
 }

@@ -32,6 +32,8 @@ typedef struct {
     long long m;        /* edges */
     int max_width;
     int dag_class;
+    int lower_reversed; /* an upper triangle's DAG as the lower's levels run
+                           backwards (dag_reverse_upper) */
 } dag;
 
 /* adj: CSR-like adjacency over n rows. If `preds`, row i lists its

@@ -431,8 +431,10 @@ static void test_natural_walk(void **state)
 {
     (void)state;
     ata_context *one = make_ctx(1, 20), *two = make_ctx(2, 20);
-    ata_csr *A, *C;
-    TU_OK(ata_gen_from_spec("circuit:3000,levelorder", &A));
+    ata_csr *A, *C, *L;     /* A: the upper triangle alone (the whole matrix's plan takes L's levels reversed) */
+    TU_OK(ata_gen_from_spec("circuit:3000,levelorder", &L));
+    TU_OK(ata_csr_triu(L, &A));
+    ata_csr_free(L);
     TU_OK(ata_gen_from_spec("lap3d:10", &C));
     const int n = A->nrows;
     double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x), *xr = malloc((size_t)n * sizeof *xr);
@@ -627,7 +629,7 @@ static void test_auto_tuning(void **state)
                 assert_memory_equal(x, xr, n * sizeof *x);
             }
             assert_int_equal(cpu_plan_of(p)->tune_rounds, 2);
-            assert_non_null(strstr(ata_plan_choice(p), "timing 2"));
+            if (!strstr(ata_plan_choice(p), "timing 2")) fail_msg("%s: %s", specs[m], ata_plan_choice(p));
         } else {
             print_message("%s: auto plan not segmented here (one worker): %s\n", specs[m], ata_plan_choice(p));
         }
@@ -692,6 +694,69 @@ static void test_level_order_spec(void **state)
     assert_int_equal(ata_gen_from_spec("lap2d:4,levelorder,levelorder", &A), ATA_ERR_ARG);
     assert_non_null(strstr(ata_last_error(), "levelorder"));
     assert_int_equal(ata_gen_from_spec("lap2d:4,level", &A), ATA_ERR_ARG);
+}
+
+/* An upper solve of the whole matrix in its lower level order runs on L's
+ * levels backwards (plan.c, upper_on_lower_levels): the choice says so, the
+ * CPU plan reads no order (PULL_DOWN), every policy's x is the reference's
+ * bits and every worker schedule meets every edge. Not for the same
+ * matrix in natural order, nor for the upper triangle alone (no L to take
+ * levels from), nor where a U edge joins two rows of one L level. */
+static void test_upper_on_lower_levels(void **state)
+{
+    (void)state;
+    ata_context *ctx = make_ctx(2, 10);
+    const char *specs[] = { "lap3d:12,levelorder", "circuit:5000,levelorder", "lap3d:12", "circuit:5000" };
+    for (int m = 0; m < 4; m++) {
+        ata_csr *A, *U;
+        TU_OK(ata_gen_from_spec(specs[m], &A));
+        TU_OK(ata_csr_triu(A, &U));
+        const int n = A->nrows, want = m < 2;
+        double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *xr = malloc(n * sizeof *xr);
+        tu_random_vec(b, n, 3);
+        TU_OK(ata_ref_sptrsv_csr(U, ATA_UPPER, ATA_NON_UNIT, b, xr));
+        for (int k = 0; k < NPOL; k++)
+            for (int whole = 0; whole < 2; whole++) {
+                ata_plan_options o = ata_plan_defaults();
+                o.uplo = ATA_UPPER;
+                o.policy = cpu_policies[k];
+                ata_plan *p;
+                TU_OK(ata_sptrsv_plan_create(ctx, whole ? A : U, &o, &p));
+                const int rev = strstr(ata_plan_choice(p), "the lower triangle's levels, run backwards") != NULL;
+                if (rev != (want && whole))
+                    fail_msg("%s %s, %s: %s", specs[m], whole ? "whole" : "U alone", ata_policy_name(o.policy),
+                             ata_plan_choice(p));
+                /* levels as they are: the rows from the last to the first */
+                if (rev && (o.policy == ATA_POLICY_LEVELSET || o.policy == ATA_POLICY_CA) &&
+                    !cpu_plan_of(p)->order_reversed)
+                    fail_msg("%s %s: not PULL_DOWN: %s", specs[m], ata_policy_name(o.policy), ata_plan_choice(p));
+                check_plan_schedule(p, specs[m]);
+                for (int rep = 0; rep < (o.policy == ATA_POLICY_AUTO ? ATA_AUTO_TUNE_SOLVES + 1 : 2); rep++) {
+                    memset(x, 0, n * sizeof *x);
+                    TU_OK(ata_sptrsv(p, b, x));
+                    assert_memory_equal(x, xr, n * sizeof *x);
+                }
+                ata_plan_destroy(p);
+            }
+        free(b); free(x); free(xr);
+        ata_csr_free(U);
+        ata_csr_free(A);
+    }
+    /* [2 1 0; 0 2 0; 1 0 2]: in L's level order (levels {0, 1}, {2}), but
+     * U's (0, 1) joins two rows of L's level 0: U's own levels */
+    int ptr[] = { 0, 2, 3, 5 }, col[] = { 0, 1, 1, 0, 2 };
+    double val[] = { 2, 1, 2, 1, 2 };
+    ata_csr B = { 3, 3, 5, ptr, col, val };
+    ata_plan_options o = ata_plan_defaults();
+    o.uplo = ATA_UPPER;
+    ata_plan *p;
+    TU_OK(ata_sptrsv_plan_create(ctx, &B, &o, &p));
+    assert_null(strstr(ata_plan_choice(p), "run backwards"));
+    double bb[3] = { 1, 2, 3 }, xx[3];
+    TU_OK(ata_sptrsv(p, bb, xx));
+    assert_true(xx[1] == 1.0 && xx[2] == 1.5 && xx[0] == 0.0);
+    ata_plan_destroy(p);
+    ata_context_destroy(ctx);
 }
 
 static void test_api_errors(void **state)
@@ -828,6 +893,7 @@ int main(void)
         cmocka_unit_test(test_diag_inverse),
         cmocka_unit_test(test_worker_schedules),
         cmocka_unit_test(test_tune_margin),
+        cmocka_unit_test(test_upper_on_lower_levels),
         cmocka_unit_test(test_auto_tuning),
         cmocka_unit_test(test_level_order_spec),
         cmocka_unit_test(test_gather_prefetch),
