@@ -136,6 +136,7 @@ ata_status factor_make_plans(factor_core *f, const plan_desc *ld, const ata_plan
         f->Lp = NULL;
         return st;
     }
+    f->Lp->parallel_after = f->Up->parallel_after = f->in_krylov;
     f->analysis_s += clock_now() - t0;
     return ATA_OK;
 }
@@ -300,7 +301,7 @@ static ata_status check_options(const ata_factor_options *o)
 ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_factor_options *opt,
                              int require_positive, const factor_hints *hints, factor_core **out)
 {
-    const factor_hints none = { 0, NULL };
+    const factor_hints none = { 0, NULL, 0 };
     if (!hints) hints = &none;
     *out = NULL;
     if (!A) return ata_fail(ATA_ERR_ARG, "factor: NULL matrix");
@@ -315,6 +316,7 @@ ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_facto
     f->n = A->nrows;
     f->opt = *opt;
     f->require_positive = require_positive;
+    f->in_krylov = hints->in_krylov;
     f->pivot_row = -1;
     const int n = f->n;
     ata_status st;

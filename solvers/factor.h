@@ -15,6 +15,7 @@ typedef struct factor_core {
     int n;
     ata_factor_options opt;
     int require_positive;   /* PCG: a pivot <= 0 is INDEFINITE_PC */
+    int in_krylov;          /* factor_hints.in_krylov */
     const double *aval;     /* A's unshifted values (factor order), borrowed from
                                the caller during a factorisation only (the
                                shift retries read them again); the pattern
@@ -55,6 +56,9 @@ typedef struct {
                                runtime's ILU0 plan reads it in place */
     const dag *lower;       /* the DAG of A's lower triangle (borrowed, alive
                                during factor_core_setup only), or NULL */
+    int in_krylov;          /* the solves run inside a Krylov loop on the
+                               runtime: parallel kernels follow each one
+                               (ata_plan.parallel_after) */
 } factor_hints;
 
 /* Analysis and first factorisation of A (copied, unless hints say

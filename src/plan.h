@@ -64,6 +64,9 @@ struct ata_plan {
                                looked at) */
     int auto_group;         /* auto on the CPU: thin levels of chained rows,
                                grouped by Eq. 5.2's S on a cost model (plan.c) */
+    int parallel_after;     /* kernels on all workers follow each solve (a
+                               factor's plans in ata_pcg's Krylov loop): auto
+                               keeps one worker only by a margin (cpu_exec.h) */
     int diag_inv;           /* non-unit: T's diagonal entries hold 1/d and the
                                solve multiplies (plan_desc.diag_inv) */
     int diag_invert;        /* ATA_NON_UNIT_INV asked (opt.diag says NON_UNIT):

@@ -569,16 +569,45 @@ static void test_worker_schedules(void **state)
     ata_context_destroy(ctx);
 }
 
-/* One worker is kept only where it is more than 10% faster: a near tie
- * keeps all workers (cpu_exec.h, CPU_TUNE_ONE_MARGIN). */
+/* The faster way is kept; where parallel kernels follow each solve (PCG's
+ * factors), one worker only where it is more than 10% faster (cpu_exec.h,
+ * CPU_TUNE_ONE_MARGIN), and PCG marks its factor's plans so. */
 static void test_tune_margin(void **state)
 {
     (void)state;
-    assert_false(cpu_tune_keeps_one(1.0, 1.2));
-    assert_false(cpu_tune_keeps_one(1.0, 0.95));
-    assert_false(cpu_tune_keeps_one(1.0, 0.9));
-    assert_true(cpu_tune_keeps_one(1.0, 0.89));
-    assert_true(cpu_tune_keeps_one(3e-3, 1e-3));
+    assert_false(cpu_tune_keeps_one(1.0, 1.2, 0));
+    assert_true(cpu_tune_keeps_one(1.0, 0.95, 0));
+    assert_false(cpu_tune_keeps_one(1.0, 1.0, 0));
+    assert_false(cpu_tune_keeps_one(1.0, 1.2, 1));
+    assert_false(cpu_tune_keeps_one(1.0, 0.95, 1));
+    assert_false(cpu_tune_keeps_one(1.0, 0.9, 1));
+    assert_true(cpu_tune_keeps_one(1.0, 0.89, 1));
+    assert_true(cpu_tune_keeps_one(3e-3, 1e-3, 1));
+    ata_context *ctx = make_ctx(2, 10);
+    ata_csr *A;
+    TU_OK(ata_gen_from_spec("lap3d:12", &A));
+    const int n = A->nrows;
+    double *b = malloc(n * sizeof *b), *x = calloc(n, sizeof *x);
+    for (int i = 0; i < n; i++) b[i] = 1;
+    ata_pcg_options po = ata_pcg_defaults();
+    ata_pcg_solver *s;
+    TU_OK(ata_pcg_setup(ctx, A, &po, &s));
+    const ata_plan *L, *U;
+    ata_pcg_plans(s, &L, &U);
+    assert_non_null(L);
+    assert_int_equal(L->parallel_after, 1);
+    assert_int_equal(U->parallel_after, 1);
+    ata_pcg_destroy(s);
+    ata_factor *F;
+    ata_factor_options fo = ata_factor_defaults();
+    TU_OK(ata_factor_setup(ctx, A, &fo, &F));
+    ata_factor_plans(F, &L, &U);
+    assert_int_equal(L->parallel_after, 0);
+    assert_int_equal(U->parallel_after, 0);
+    ata_factor_destroy(F);
+    free(b); free(x);
+    ata_csr_free(A);
+    ata_context_destroy(ctx);
 }
 
 /* auto on the CPU: ca, with Eq. 5.2's S for a grid in natural order (thin

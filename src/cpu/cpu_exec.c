@@ -854,7 +854,10 @@ static double median_small(double *v, int n)
     return v[n / 2];
 }
 
-int cpu_tune_keeps_one(double all_s, double one_s) { return one_s < CPU_TUNE_ONE_MARGIN * all_s; }
+int cpu_tune_keeps_one(double all_s, double one_s, int parallel_after)
+{
+    return one_s < (parallel_after ? CPU_TUNE_ONE_MARGIN : 1.0) * all_s;
+}
 
 /* One timed solve of the auto policy's tuning (all workers on even
  * solves, one on odd ones); after the last, all workers stay unless one
@@ -879,7 +882,7 @@ static void tune_record(ata_plan *p, double s)
     cp->tune_s[cp->tune_done % 2][cp->tune_done / 2] = s;
     if (++cp->tune_done < 2 * CPU_TUNE_SOLVES) return;
     const double all = median_small(cp->tune_s[0], CPU_TUNE_SOLVES), one = median_small(cp->tune_s[1], CPU_TUNE_SOLVES);
-    cp->one_worker = cpu_tune_keeps_one(all, one);
+    cp->one_worker = cpu_tune_keeps_one(all, one, p->parallel_after);
     cp->tune_kept_s = cp->one_worker ? one : all;
     cp->tune_rounds++;
     if (cp->one_worker) p->info.threads_used = 1;

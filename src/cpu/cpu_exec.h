@@ -40,8 +40,7 @@ typedef struct cpu_plan {
     int *seg_order;         /* segmented: segments in the order they were made
                                (by position), as one worker runs them */
     /* Policy auto: the first 2 * CPU_TUNE_SOLVES one-column solves alternate
-     * all workers and one; then one worker only where its median is
-     * CPU_TUNE_ONE_MARGIN of all workers' or less. */
+     * all workers and one; then the faster (cpu_tune_keeps_one). */
     int tune_done;          /* solves timed so far */
     int one_worker;         /* decided: the calling thread alone */
     double tune_s[2][8];    /* [0] all workers, [1] one */
@@ -66,15 +65,19 @@ typedef struct cpu_plan {
     int vmsrc_id;           /* vmap is the identity */
 } cpu_plan;
 #define CPU_TUNE_SOLVES (ATA_AUTO_TUNE_SOLVES / 2)
-/* auto keeps one worker only where its median solve beats all workers' by
- * more than 10%. The two ways are not even when wrong: all workers on a
- * near tie lose at most the margin, one worker also leaves the others
- * asleep for the next parallel kernel, and a near tie flips with the noise
- * (measured, PCG on circuit:1000000, 2 threads: the tuning's medians, 2
- * workers 3.06-3.46 ms, one 3.53-4.17, in 6 runs; one worker forced, 13.2
- * ms/it, all 12.1, medians of 4 alternated runs). */
+/* auto keeps the faster way, except where kernels on all workers follow
+ * each solve (ata_plan.parallel_after: ata_pcg's factors): there one worker
+ * must beat all workers' median by more than 10%, because one worker leaves
+ * the others asleep for the next kernel (a cost its own timing does not
+ * see) and a near tie flips with the noise. Measured, PCG on
+ * circuit:1000000, 2 threads: the tuning's medians 3.06-3.46 ms with 2
+ * workers, 3.53-4.17 with one, in 6 runs; one worker forced 13.2 ms/it,
+ * all 12.1 (medians of 4 alternated runs). Elsewhere (a standalone solve, a
+ * PETSc preconditioner) the workers sleep between solves anyway and the
+ * all-workers timing pays their wake itself: ex19's factor, cold, one
+ * worker 1.06 ms against 1.13, kept all workers under the margin. */
 #define CPU_TUNE_ONE_MARGIN 0.9
-int cpu_tune_keeps_one(double all_s, double one_s);
+int cpu_tune_keeps_one(double all_s, double one_s, int parallel_after);
 
 static inline cpu_plan *cpu_plan_of(const ata_plan *p) { return (cpu_plan *)p->dev; }
 
