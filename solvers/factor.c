@@ -136,7 +136,6 @@ ata_status factor_make_plans(factor_core *f, const plan_desc *ld, const ata_plan
         f->Lp = NULL;
         return st;
     }
-    f->Lp->parallel_after = f->Up->parallel_after = f->in_krylov;
     f->analysis_s += clock_now() - t0;
     return ATA_OK;
 }
@@ -298,6 +297,14 @@ static ata_status check_options(const ata_factor_options *o)
     return ATA_OK;
 }
 
+/* Every solve plan of the factor (ILU0's and IC0's L and U, Jacobi's D)
+ * as factor_hints.in_krylov says, whichever strategy made it. */
+static void mark_plans(factor_core *f)
+{
+    if (f->Lp) f->Lp->parallel_after = f->in_krylov;
+    if (f->Up) f->Up->parallel_after = f->in_krylov;
+}
+
 ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_factor_options *opt,
                              int require_positive, const factor_hints *hints, factor_core **out)
 {
@@ -334,6 +341,7 @@ ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_facto
     f->aval = A->val;
     f->lower = hints->lower ? hints->lower : f->own_lower.level ? &f->own_lower : NULL;
     st = factorise(f);
+    mark_plans(f);
     f->aval = NULL;
     f->lower = NULL;
     dag_free(&f->own_lower);
@@ -352,6 +360,7 @@ ata_status factor_core_update(factor_core *f, const double *val)
     if (!f || !val) return ata_fail(ATA_ERR_ARG, "factor update: NULL argument");
     f->aval = val;
     ata_status st = factorise(f);
+    mark_plans(f);
     f->aval = NULL;
     return st;
 }

@@ -69,6 +69,7 @@ static ata_status transposed_plan(ata_plan *p, ata_plan **out)
         const plan_desc d = { .kind = PLAN_SPTRSV, .T = T, .own = PLAN_T_OWNED, .diag_inv = p->diag_inv,
                               .values_f32 = p->values_f32 };
         ATA_TRY(plan_create(p->ctx, &d, &o, &p->transposed));     /* owns T from here */
+        p->transposed->parallel_after = p->parallel_after;
     }
     *out = p->transposed;
     return ATA_OK;

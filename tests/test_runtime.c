@@ -586,18 +586,22 @@ static void test_tune_margin(void **state)
     ata_context *ctx = make_ctx(2, 10);
     ata_csr *A;
     TU_OK(ata_gen_from_spec("lap3d:12", &A));
-    const int n = A->nrows;
-    double *b = malloc(n * sizeof *b), *x = calloc(n, sizeof *x);
-    for (int i = 0; i < n; i++) b[i] = 1;
-    ata_pcg_options po = ata_pcg_defaults();
-    ata_pcg_solver *s;
-    TU_OK(ata_pcg_setup(ctx, A, &po, &s));
     const ata_plan *L, *U;
-    ata_pcg_plans(s, &L, &U);
-    assert_non_null(L);
-    assert_int_equal(L->parallel_after, 1);
-    assert_int_equal(U->parallel_after, 1);
-    ata_pcg_destroy(s);
+    for (int pc = 0; pc < 2; pc++) {    /* ILU0's L and U, Jacobi's D */
+        ata_pcg_options po = ata_pcg_defaults();
+        if (pc) po.precond = ATA_PC_JACOBI;
+        ata_pcg_solver *s;
+        TU_OK(ata_pcg_setup(ctx, A, &po, &s));
+        ata_pcg_plans(s, &L, &U);
+        assert_non_null(L);
+        assert_int_equal(L->parallel_after, 1);
+        if (pc) assert_null(U);
+        else {
+            assert_non_null(U);
+            assert_int_equal(U->parallel_after, 1);
+        }
+        ata_pcg_destroy(s);
+    }
     ata_factor *F;
     ata_factor_options fo = ata_factor_defaults();
     TU_OK(ata_factor_setup(ctx, A, &fo, &F));
@@ -605,7 +609,6 @@ static void test_tune_margin(void **state)
     assert_int_equal(L->parallel_after, 0);
     assert_int_equal(U->parallel_after, 0);
     ata_factor_destroy(F);
-    free(b); free(x);
     ata_csr_free(A);
     ata_context_destroy(ctx);
 }
@@ -751,7 +754,7 @@ static void test_upper_on_lower_levels(void **state)
                 o.policy = cpu_policies[k];
                 ata_plan *p;
                 TU_OK(ata_sptrsv_plan_create(ctx, whole ? A : U, &o, &p));
-                const int rev = strstr(ata_plan_choice(p), "the lower triangle's levels, run backwards") != NULL;
+                const int rev = strstr(ata_plan_choice(p), "L's levels reversed") != NULL;
                 if (rev != (want && whole))
                     fail_msg("%s %s, %s: %s", specs[m], whole ? "whole" : "U alone", ata_policy_name(o.policy),
                              ata_plan_choice(p));
@@ -780,10 +783,21 @@ static void test_upper_on_lower_levels(void **state)
     o.uplo = ATA_UPPER;
     ata_plan *p;
     TU_OK(ata_sptrsv_plan_create(ctx, &B, &o, &p));
-    assert_null(strstr(ata_plan_choice(p), "run backwards"));
+    assert_null(strstr(ata_plan_choice(p), "L's levels reversed"));
     double bb[3] = { 1, 2, 3 }, xx[3];
     TU_OK(ata_sptrsv(p, bb, xx));
     assert_true(xx[1] == 1.0 && xx[2] == 1.5 && xx[0] == 0.0);
+    ata_plan_destroy(p);
+    /* [2 0 0; 1 2 0; 0 1 2]: in L's level order (3 levels) and no U edge
+     * against them, but U is diagonal: its own single level, not L's 3 */
+    int ptr2[] = { 0, 1, 3, 5 }, col2[] = { 0, 0, 1, 1, 2 };
+    double val2[] = { 2, 1, 2, 1, 2 };
+    ata_csr C = { 3, 3, 5, ptr2, col2, val2 };
+    TU_OK(ata_sptrsv_plan_create(ctx, &C, &o, &p));
+    assert_null(strstr(ata_plan_choice(p), "L's levels reversed"));
+    ata_plan_info info;
+    TU_OK(ata_plan_get_info(p, &info));
+    assert_int_equal(info.levels, 1);
     ata_plan_destroy(p);
     ata_context_destroy(ctx);
 }
