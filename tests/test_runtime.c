@@ -799,6 +799,18 @@ static void test_upper_on_lower_levels(void **state)
     TU_OK(ata_plan_get_info(p, &info));
     assert_int_equal(info.levels, 1);
     ata_plan_destroy(p);
+    /* so too the U plan of its ILU0 factor (factor_split.c) */
+    ata_factor *F;
+    ata_factor_options fo = ata_factor_defaults();
+    TU_OK(ata_factor_setup(ctx, &C, &fo, &F));
+    const ata_plan *FL, *FU;
+    ata_factor_plans(F, &FL, &FU);
+    TU_OK(ata_plan_get_info(FU, &info));
+    assert_int_equal(info.levels, 1);
+    assert_null(strstr(ata_plan_choice(FU), "L's levels reversed"));
+    TU_OK(ata_plan_get_info(FL, &info));
+    assert_int_equal(info.levels, 3);
+    ata_factor_destroy(F);
     ata_context_destroy(ctx);
 }
 
