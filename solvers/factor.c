@@ -308,7 +308,7 @@ static void mark_plans(factor_core *f)
 ata_status factor_core_setup(ata_context *ctx, const ata_csr *A, const ata_factor_options *opt,
                              int require_positive, const factor_hints *hints, factor_core **out)
 {
-    const factor_hints none = { 0, NULL, 0 };
+    const factor_hints none = { 0 };
     if (!hints) hints = &none;
     *out = NULL;
     if (!A) return ata_fail(ATA_ERR_ARG, "factor: NULL matrix");

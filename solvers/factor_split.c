@@ -125,19 +125,15 @@ static ata_status split_propagate(factor_core *f)
     ata_plan_options lo, uo;
     factor_solve_options(f, &lo, &uo);
     /* U's DAG: L's levels run backwards where A is structurally symmetric
-     * (dag_reverse_upper, and as many U edges as L's), so that the upper solve walks the rows
-     * of the factors' order back to front, level by level, instead of
-     * jumping through U's own levels (measured, circuit:1000000 in PCG:
+     * (dag_reverse_upper), so that the upper solve walks the rows of the
+     * factors' order back to front, level by level, instead of jumping
+     * through U's own levels (measured, circuit:1000000 in PCG:
      * the upper solve took 1.5-2x the lower one). */
     dag own = { 0 }, rev = { 0 };
     const dag *lower = f->lower;
     ata_status st = ATA_OK;
     if (!lower && (st = dag_build(f->Ls->nrows, f->Ls->rowptr, f->Ls->col, 1, ATA_LOWER, &own)) == ATA_OK) lower = &own;
-    int have_rev = st == ATA_OK && dag_reverse_upper(lower, f->Us->rowptr, f->Us->col, &rev) == ATA_OK;
-    if (have_rev && rev.m != lower->m) {    /* not structurally symmetric: U's own levels (plan.c, */
-        dag_free(&rev);                     /* upper_on_lower_levels: a diagonal U took L's n levels) */
-        have_rev = 0;
-    }
+    const int have_rev = st == ATA_OK && dag_reverse_upper(lower, f->Us->rowptr, f->Us->col, &rev) == ATA_OK;
     dag_free(&own);
     if (st != ATA_OK) return st;
     const plan_desc ld = split_plan(f, f->Ls, &lo, f->lower, f->fp);   /* the ILU0 plan's DAG and schedule */

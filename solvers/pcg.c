@@ -290,7 +290,8 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
         fo.shift_amount = opt->shift_amount;
         fo.plan = opt->plan;
         fo.precision = opt->precision;
-        const factor_hints h = { 1, known ? &lower : NULL, 1 };   /* s->A outlives s->pc */
+        /* s->A outlives s->pc */
+        const factor_hints h = { .borrow_pattern = 1, .lower = known ? &lower : NULL, .in_krylov = 1 };
         /* CG needs positive pivots (an SPD preconditioner), and so does IC0
          * whatever the method (its C = L D^{1/2} takes their square roots);
          * ILU0 and Jacobi under BiCGStab or GMRES do not */

@@ -125,6 +125,47 @@ ata_status dag_build(int n, const int *ptr, const int *idx, int preds,
     return ATA_OK;
 }
 
+ata_status dag_build_row_ordered(int n, const int *ptr, const int *idx, dag *out)
+{
+    memset(out, 0, sizeof *out);
+    int *level = mem_alloc(((size_t)n + 1) * sizeof *level);
+    if (!level) return ata_fail(ATA_ERR_NOMEM, "dag: out of memory (n = %d)", n);
+    long long m = 0;
+    int prev = 0;
+    for (int i = 0; i < n; i++) {
+        int li = 0;
+        for (int p = ptr[i]; p < ptr[i + 1]; p++)
+            if (dag_is_edge(ATA_LOWER, 1, i, idx[p])) {
+                if (level[idx[p]] + 1 > li) li = level[idx[p]] + 1;
+                m++;
+            }
+        if (li < prev) {    /* out of level order: stop here (a natural-order grid, after one line) */
+            free(level);
+            return ATA_ERR_UNSUPPORTED;
+        }
+        level[i] = prev = li;
+    }
+    const int nl = n ? prev + 1 : 0;
+    int *lptr = mem_calloc((size_t)nl + 1, sizeof *lptr), *rows = mem_alloc(((size_t)n + 1) * sizeof *rows);
+    if (!lptr || !rows) {
+        free(level); free(lptr); free(rows);
+        return ata_fail(ATA_ERR_NOMEM, "dag: out of memory (n = %d)", n);
+    }
+    int maxw = 0;
+    for (int i = 0; i < n; i++) {
+        lptr[level[i] + 1]++;
+        rows[i] = i;
+    }
+    for (int l = 0; l < nl; l++) {
+        if (lptr[l + 1] > maxw) maxw = lptr[l + 1];
+        lptr[l + 1] += lptr[l];
+    }
+    *out = (dag){ .n = n, .nlevels = nl, .level = level, .level_ptr = lptr, .level_rows = rows, .m = m,
+                  .max_width = maxw };
+    out->dag_class = classify(out);
+    return ATA_OK;
+}
+
 ata_status dag_reverse_upper(const dag *lower, const int *ptr, const int *idx, dag *out)
 {
     memset(out, 0, sizeof *out);
@@ -137,6 +178,7 @@ ata_status dag_reverse_upper(const dag *lower, const int *ptr, const int *idx, d
             if (lev[j] <= lev[i]) return ATA_ERR_UNSUPPORTED;   /* a U edge inside or against L's levels */
             m++;
         }
+    if (m != lower->m) return ATA_ERR_UNSUPPORTED;      /* not structurally symmetric */
     out->n = n;
     out->nlevels = nl;
     out->level = mem_alloc(((size_t)n + 1) * sizeof *out->level);

@@ -56,15 +56,21 @@ void dag_free(dag *d);
  * k = level_rows[k]): the same levels, each now a block of consecutive rows
  * (level_rows the identity). In place, no pass over the pattern. */
 void dag_to_level_order(dag *d);
+/* The lower DAG of a pattern (pull: rows list predecessors) whose levels
+ * come in row order, each a block of consecutive rows (a matrix relabelled
+ * in its own level order): what dag_build then dag_to_level_order give, in
+ * one pass; else ATA_ERR_UNSUPPORTED, quietly, at the first row whose
+ * level is below the row before's, nothing made. */
+ata_status dag_build_row_ordered(int n, const int *ptr, const int *idx, dag *out);
 const char *dag_class_name(int cls);
 /* The DAG of an upper triangle U (rows ptr/idx; entries on or below the
  * diagonal ignored) as the levels of `lower`, the DAG of the matching lower
  * triangle, run backwards: level' = nlevels - 1 - level, level_rows
- * reversed. Rows of one level of L never meet in U either when every U(i, j)
- * has level(j) > level(i) (always for a structurally symmetric matrix,
- * where U(i, j) is L(j, i)). Then *out (its own arrays; critical path and
- * widths as L's; not necessarily U's longest-path levels, the same count
- * or more); else ATA_ERR_UNSUPPORTED, quietly (no message), nothing made.
+ * reversed. Only for a structurally symmetric pattern, where U(i, j) is
+ * L(j, i): U has as many edges as L and each has level(j) > level(i) (else
+ * U may have far fewer levels of its own: a diagonal U would get L's).
+ * Then *out (its own arrays; critical path and widths as L's); else
+ * ATA_ERR_UNSUPPORTED, quietly (no message), nothing made.
  * An upper solve on a matrix in L's level order then runs from the last
  * row to the first, each level a block of rows. */
 ata_status dag_reverse_upper(const dag *lower, const int *ptr, const int *idx, dag *out);

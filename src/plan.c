@@ -481,31 +481,11 @@ void plan_invert_diag(ata_csr *T)
  * lap3d:100,levelorder 2.67 -> 1.95 ms (medians), circuit:1000000,levelorder
  * 6.23 -> 4.45; the plan 19.1 -> 7.65 MB on the circuit. Only where F holds
  * the lower triangle too (a caller's U alone has none), its levels come in
- * row order (checked first by a scan that stops at the first row out of
- * order: a natural-order matrix costs a few rows), the pattern is
- * structurally symmetric (U's edges are L's: else U may have far fewer
- * levels of its own) and every U edge goes up L's levels
- * (dag_reverse_upper); a CPU plan (the GPU kernels have not run on it).
- * Inside each level the rows run in row order (dag_to_level_order), so
- * the order read back is exactly the rows backwards. */
-static int lower_levels_in_row_order(const ata_csr *F, int *lev, long long *edges)
-{
-    const int *Fp = F->rowptr, *Fj = F->col;
-    int prev = 0;
-    *edges = 0;
-    for (int i = 0; i < F->nrows; i++) {
-        int li = 0;
-        for (int q = Fp[i]; q < Fp[i + 1]; q++)
-            if (Fj[q] < i) {
-                if (lev[Fj[q]] + 1 > li) li = lev[Fj[q]] + 1;
-                ++*edges;
-            }
-        if (li < prev) return 0;
-        lev[i] = prev = li;
-    }
-    return prev > 0;
-}
-
+ * row order (dag_build_row_ordered stops at the first row out of order: a
+ * natural-order matrix costs a few rows), and the pattern is structurally
+ * symmetric (dag_reverse_upper); a CPU plan (the GPU kernels have not run
+ * on it). Each level's rows run in row order, so the order read back is
+ * exactly the rows backwards. */
 static ata_status upper_on_lower_levels(const ata_context *ctx, const plan_desc *d, const ata_plan_options *opt,
                                         const ata_csr *T, dag *rev, int *made)
 {
@@ -514,20 +494,11 @@ static ata_status upper_on_lower_levels(const ata_context *ctx, const plan_desc 
     if (d->kind != PLAN_SPTRSV || opt->uplo != ATA_UPPER || opt->traversal != ATA_PULL || d->perm ||
         ctx->backend != ATA_BACKEND_CPU || (ctx->ops->caps & BACKEND_NO_SCHEDULE) || F->nnz <= T->nnz)
         return ATA_OK;
-    int *lev = mem_alloc(((size_t)F->nrows + 1) * sizeof *lev);
-    if (!lev) return ata_fail(ATA_ERR_NOMEM, "sptrsv plan: out of memory (n = %d)", F->nrows);
-    long long lower_edges;
-    const int in_order = lower_levels_in_row_order(F, lev, &lower_edges);
-    free(lev);
-    if (!in_order) return ATA_OK;
     dag low;
-    ATA_TRY(dag_build(F->nrows, F->rowptr, F->col, 1, ATA_LOWER, &low));
-    dag_to_level_order(&low);      /* (its levels are blocks of rows already) */
-    ata_status st = dag_reverse_upper(&low, T->rowptr, T->col, rev);
-    dag_free(&low);
-    if (st == ATA_OK && rev->m != lower_edges) {     /* not structurally symmetric */
-        dag_free(rev);
-        st = ATA_ERR_UNSUPPORTED;
+    ata_status st = dag_build_row_ordered(F->nrows, F->rowptr, F->col, &low);
+    if (st == ATA_OK) {
+        st = low.nlevels > 1 ? dag_reverse_upper(&low, T->rowptr, T->col, rev) : ATA_ERR_UNSUPPORTED;
+        dag_free(&low);
     }
     *made = st == ATA_OK;
     return st == ATA_ERR_UNSUPPORTED ? ATA_OK : st;   /* (quietly: U's own levels then) */

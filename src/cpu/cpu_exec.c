@@ -860,11 +860,10 @@ int cpu_tune_keeps_one(double all_s, double one_s, int parallel_after)
 }
 
 /* One timed solve of the auto policy's tuning (all workers on even
- * solves, one on odd ones); after the last, all workers stay unless one
- * is clearly faster (cpu_tune_keeps_one: waits and hand-offs that cost
- * more than the second core gives, as on a deep DAG whose levels share
- * their rows' predecessors across cores). Results are the same bits either
- * way. */
+ * solves, one on odd ones); after the last, the faster way stays
+ * (cpu_tune_keeps_one; one worker wins where waits and hand-offs cost more
+ * than the second core gives, as on a deep DAG whose levels share their
+ * rows' predecessors across cores). Results are the same bits either way. */
 static void tune_record(ata_plan *p, double s)
 {
     cpu_plan *cp = cpu_plan_of(p);
