@@ -893,6 +893,53 @@ static void test_gather_prefetch(void **state)
     ata_context_destroy(ctx);
 }
 
+/* A solve plan whose rows gather a large x at random fetches it ahead
+ * (cpu_plan.x_prefetch): up T where its walk runs up T (in order, or
+ * staged by position), down T where it runs down (an upper solve on L's
+ * levels reversed); not a stencil in order. The reference's bits either
+ * way, tuning included. */
+static void test_solve_prefetch(void **state)
+{
+    (void)state;
+    const struct { const char *spec; ata_uplo uplo; int want; } cases[] = {
+        { "lap3d:82,perm=5,levelorder", ATA_LOWER, 1 },
+        { "lap3d:82,perm=5,levelorder", ATA_UPPER, -1 },
+        { "lap3d:82,perm=5", ATA_UPPER, 1 },
+        { "lap3d:82,levelorder", ATA_LOWER, 0 },
+    };
+    const ata_policy pols[] = { ATA_POLICY_AUTO, ATA_POLICY_CA, ATA_POLICY_LEVELSET };
+    ata_context *ctx = make_ctx(2, 10);
+    for (int c = 0; c < 4; c++) {
+        ata_csr *A, *T;
+        TU_OK(ata_gen_from_spec(cases[c].spec, &A));
+        TU_OK(cases[c].uplo == ATA_LOWER ? ata_csr_tril(A, &T) : ata_csr_triu(A, &T));
+        const int n = A->nrows;
+        double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *xr = malloc(n * sizeof *xr);
+        tu_random_vec(b, n, 11 + c);
+        TU_OK(ata_ref_sptrsv_csr(T, cases[c].uplo, ATA_NON_UNIT, b, xr));
+        for (int k = 0; k < 3; k++) {
+            ata_plan_options o = ata_plan_defaults();
+            o.uplo = cases[c].uplo;
+            o.policy = pols[k];
+            ata_plan *p;
+            TU_OK(ata_sptrsv_plan_create(ctx, A, &o, &p));
+            if (cpu_plan_of(p)->x_prefetch != cases[c].want)
+                fail_msg("%s %s %s: x_prefetch %d, want %d (%s)", cases[c].spec, cases[c].uplo == ATA_LOWER ? "lower" : "upper",
+                         ata_policy_name(o.policy), cpu_plan_of(p)->x_prefetch, cases[c].want, ata_plan_choice(p));
+            for (int rep = 0; rep < (o.policy == ATA_POLICY_AUTO ? ATA_AUTO_TUNE_SOLVES + 1 : 2); rep++) {
+                memset(x, 0, n * sizeof *x);
+                TU_OK(ata_sptrsv(p, b, x));
+                assert_memory_equal(x, xr, n * sizeof *x);
+            }
+            ata_plan_destroy(p);
+        }
+        free(b); free(x); free(xr);
+        ata_csr_free(T);
+        ata_csr_free(A);
+    }
+    ata_context_destroy(ctx);
+}
+
 /* A segment that runs longer than wait_timeout_s, while another worker
  * waits for it, is progress, not a stall: a chain of K banded ILU0 rows
  * (one worker's segment under chain, ~B*B work a row: ~80 ms here), then a
@@ -952,6 +999,7 @@ int main(void)
         cmocka_unit_test(test_auto_tuning),
         cmocka_unit_test(test_level_order_spec),
         cmocka_unit_test(test_gather_prefetch),
+        cmocka_unit_test(test_solve_prefetch),
         cmocka_unit_test(test_long_segment),
     };
     return cmocka_run_group_tests_name("runtime (cpu backend)", tests, NULL, NULL);

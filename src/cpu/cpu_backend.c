@@ -132,9 +132,6 @@ static double sum_partials(const vec_job *J, int nc)
     size_t lo = (size_t)((n) * (unsigned long long)(tid) / (nt)), \
            hi = (size_t)((n) * (unsigned long long)((tid) + 1) / (nt))
 
-/* SpMV's prefetch distance, in entries (measured below: 64 to 256 alike). */
-#define SPMV_PREFETCH_AHEAD 128
-
 static inline __attribute__((always_inline)) double spmv_rows(const ata_csr *A, const double *restrict x,
                                                               double *restrict y, int lo, int hi, const int pf)
 {
@@ -145,7 +142,7 @@ static inline __attribute__((always_inline)) double spmv_rows(const ata_csr *A, 
     for (int i = lo; i < hi; i++) {
         double s = 0;
         for (int q = Ap[i]; q < Ap[i + 1]; q++) {
-            if (pf) __builtin_prefetch(&x[Aj[q < last - SPMV_PREFETCH_AHEAD ? q + SPMV_PREFETCH_AHEAD : last]], 0, 0);
+            if (pf) __builtin_prefetch(&x[Aj[q < last - CPU_PREFETCH_AHEAD ? q + CPU_PREFETCH_AHEAD : last]], 0, 0);
             s += Ax[q] * x[Aj[q]];
         }
         y[i] = s;
@@ -199,7 +196,7 @@ static void axpby_chunk(void *arg, int c, int nc)
 /* The SpMV handle: A, and whether its x is gathered at random. The gathers
  * of a matrix whose rows reach places their neighbour rows do not (a
  * circuit, any matrix in a random order) wait on memory one at a time; the
- * next rows' x fetched SPMV_PREFETCH_AHEAD entries ahead overlap them.
+ * next rows' x fetched CPU_PREFETCH_AHEAD entries ahead overlap them.
  * Measured (2 threads, one run, medians of 15): circuit:1000000 in level
  * order 6.1 -> 4.0 ms, circuit:2000000 21.8 -> 8.9, lap3d:100 randomly
  * permuted 9.1 -> 6.9; but a stencil (its x streams, which the hardware

@@ -35,6 +35,10 @@ typedef struct cpu_plan {
     int few_near;           /* few_near_rows at layout_positions (-1: not asked) */
     int ilu_prefetch;       /* ILU0 on split factors: fetch the U rows of the
                                rows ahead (cpu_gathers_at_random of L) */
+    int x_prefetch;         /* pull, one column: fetch the x of the entry
+                               CPU_PREFETCH_AHEAD further along T (1), or back
+                               along T where the walk runs down it (-1); 0 none
+                               (layout_prefetch) */
     unsigned char *nat_len; /* nodes as node_len, in that natural order (rows
                                ascending; upper descending); NULL: none */
     int *seg_order;         /* segmented: segments in the order they were made
