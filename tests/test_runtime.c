@@ -894,16 +894,16 @@ static void test_gather_prefetch(void **state)
 }
 
 /* A solve plan whose rows gather a large x at random fetches it ahead
- * (cpu_plan.x_prefetch): up T where its walk runs up T (in order, or
- * staged by position), down T where it runs down (an upper solve on L's
- * levels reversed); not a stencil in order. The reference's bits either
- * way, tuning included. */
+ * (cpu_plan.x_prefetch), in level order or not, lower or upper (however
+ * many workers the plan gets); not a stencil in order. The reference's
+ * bits either way, tuning included. A walk by row through an order goes
+ * the way its short steps go (cpu_order_steps_down). */
 static void test_solve_prefetch(void **state)
 {
     (void)state;
-    const struct { const char *spec; ata_uplo uplo; int want; } cases[] = {
+    const struct { const char *spec; ata_uplo uplo; int on; } cases[] = {
         { "lap3d:82,perm=5,levelorder", ATA_LOWER, 1 },
-        { "lap3d:82,perm=5,levelorder", ATA_UPPER, -1 },
+        { "lap3d:82,perm=5,levelorder", ATA_UPPER, 1 },
         { "lap3d:82,perm=5", ATA_UPPER, 1 },
         { "lap3d:82,levelorder", ATA_LOWER, 0 },
     };
@@ -923,9 +923,10 @@ static void test_solve_prefetch(void **state)
             o.policy = pols[k];
             ata_plan *p;
             TU_OK(ata_sptrsv_plan_create(ctx, A, &o, &p));
-            if (cpu_plan_of(p)->x_prefetch != cases[c].want)
-                fail_msg("%s %s %s: x_prefetch %d, want %d (%s)", cases[c].spec, cases[c].uplo == ATA_LOWER ? "lower" : "upper",
-                         ata_policy_name(o.policy), cpu_plan_of(p)->x_prefetch, cases[c].want, ata_plan_choice(p));
+            if ((cpu_plan_of(p)->x_prefetch != 0) != cases[c].on)
+                fail_msg("%s %s %s: x_prefetch %d, want it %s (%s)", cases[c].spec,
+                         cases[c].uplo == ATA_LOWER ? "lower" : "upper", ata_policy_name(o.policy),
+                         cpu_plan_of(p)->x_prefetch, cases[c].on ? "on" : "off", ata_plan_choice(p));
             for (int rep = 0; rep < (o.policy == ATA_POLICY_AUTO ? ATA_AUTO_TUNE_SOLVES + 1 : 2); rep++) {
                 memset(x, 0, n * sizeof *x);
                 TU_OK(ata_sptrsv(p, b, x));
@@ -938,6 +939,14 @@ static void test_solve_prefetch(void **state)
         ata_csr_free(A);
     }
     ata_context_destroy(ctx);
+    /* levels descending, rows ascending inside: up; rows descending: down */
+    int lv[30], dn[30];
+    for (int k = 0; k < 30; k++) {
+        lv[k] = (2 - k / 10) * 10 + k % 10;
+        dn[k] = 29 - k;
+    }
+    assert_int_equal(cpu_order_steps_down(lv, 30), 0);
+    assert_int_equal(cpu_order_steps_down(dn, 30), 1);
 }
 
 /* A segment that runs longer than wait_timeout_s, while another worker

@@ -9,9 +9,9 @@
  * rows ahead read, and ILU0 the U rows its next rows read (cpu_backend.c,
  * cpu_exec.c). */
 int cpu_gathers_at_random(const ata_csr *A);
-/* How far ahead, in entries, those prefetches reach (SpMV: 64 to 256
- * alike; the lower solve of circuit:1000000 in PCG: 64 gained 15%, 128 and
- * 256 25%). */
+/* How far ahead, in entries, the SpMV's and the solves' x prefetches
+ * reach (SpMV: 64 to 256 alike; the lower solve of circuit:1000000 in PCG:
+ * 64 gained 15%, 128 and 256 25%). */
 #define CPU_PREFETCH_AHEAD 128
 /* The CPU SpMV handle's choice (spmv_create). */
 int cpu_spmv_prefetches(const void *h);

@@ -289,14 +289,13 @@ static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, 
     return 0;
 }
 
-/* The x that entry q + step of T reads (clamped to T), fetched now
- * (cpu_plan.x_prefetch). always_inline: as a call GCC took it for a pure
- * function and dropped it (see ilu0_prefetch). */
+/* The x that entry q + step of T reads (clamped to T, without
+ * overflow), fetched now (cpu_plan.x_prefetch). always_inline: as a call
+ * GCC took it for a pure function and dropped it (see ilu0_prefetch). */
 static inline __attribute__((always_inline)) void prefetch_x(const double *xp, const int *Tj, int q, int step,
                                                              int last)
 {
-    int a = q + step;
-    a = a < 0 ? 0 : a > last ? last : a;
+    const int a = step > 0 ? (q < last - step ? q + step : last) : (q > -step ? q + step : 0);
     __builtin_prefetch(&xp[Tj[a]], 0, 0);
 }
 
@@ -317,7 +316,10 @@ static inline __attribute__((always_inline)) void pull_rows1(exec_job *J, int k0
     const float *restrict Tf = cpu_plan_of(p)->fval;
     double *xp = pull_xp(J);    /* not restrict: other workers write it */
     double nf = 0;
-    const int step = cpu_plan_of(p)->x_prefetch * CPU_PREFETCH_AHEAD, last = p->T->nnz - 1;
+    /* ahead along the walk over T: down it for PULL_DOWN, as the order
+     * mostly steps for PULL_INDEX (cpu_plan.x_prefetch), else up */
+    const int pf = cpu_plan_of(p)->x_prefetch, last = p->T->nnz - 1;
+    const int dir = src == PULL_DOWN ? -1 : src == PULL_INDEX ? pf : 1, step = pf ? dir * CPU_PREFETCH_AHEAD : 0;
 #define PULL_TERM(q) ((f32 ? (double)Tf[q] : Tx[q]) * xp[Tj[q]])
     for (int k = k0; k < k1; k++) {
         const int tr = src == PULL_INDEX ? order[k] : src == PULL_DOWN ? toff - k : k + toff;
@@ -330,7 +332,6 @@ static inline __attribute__((always_inline)) void pull_rows1(exec_job *J, int k0
             else for (int q = lo; q < hi; q++) { prefetch_x(xp, Tj, q, step, last); s -= PULL_TERM(q); }
         } else if (up) for (int q = hi - 1; q >= lo; q--) s -= PULL_TERM(q);
         else for (int q = lo; q < hi; q++) s -= PULL_TERM(q);
-#undef PULL_TERM
         if (dk) {
             const double d = f32 ? (double)Tf[dq] : Tx[dq];
             s = inv ? s * d : s / d;
@@ -338,6 +339,7 @@ static inline __attribute__((always_inline)) void pull_rows1(exec_job *J, int k0
         xp[r] = s;
         nf += s - s;
     }
+#undef PULL_TERM
     if (nf != 0) note_bad_range(J, xp, k0, k1, toff, src, 1);
 }
 
@@ -1483,23 +1485,33 @@ static void layout_natural(ata_plan *p)
 
 /* cpu_plan.x_prefetch: a solve plan whose rows gather x at random from a
  * large x (cpu_gathers_at_random of T as laid out) fetches the x of the
- * entry CPU_PREFETCH_AHEAD places further along its walk over T: down T
- * where rows run from the last (PULL_DOWN, or by row through a descending
- * order). The gathers of a circuit wait on memory one at a time; fetched
- * ahead they overlap, as in the SpMV. Measured (PCG, 2 threads, 4 rounds
+ * entry CPU_PREFETCH_AHEAD places further along its walk over T (pull_rows1
+ * takes the direction from the walk that runs: down T for PULL_DOWN, an
+ * upper plan's walk on one worker included; this sign for one by row
+ * through its order). The gathers of a circuit wait on memory one at a
+ * time; fetched ahead they overlap, as in the SpMV. Measured (PCG, 2 threads, 4 rounds
  * alternated, ms/it): circuit:1000000's L 3.19-3.43 -> 2.59-3.00,
  * circuit:2000000's 7.55-8.59 -> 4.90-6.29; their U solves level (128
  * entries was best for U too: 32, 512 and 1024 were slower than none).
  * lap3d:100 (a stencil, which the hardware prefetches) lost 15% with it;
- * the test leaves it out. */
+ * cpu_gathers_at_random leaves it out. */
 static void layout_prefetch(ata_plan *p)
 {
     cpu_plan *cp = cpu_plan_of(p);
     cp->x_prefetch = 0;
     if (p->kind != PLAN_SPTRSV || p->opt.traversal != ATA_PULL || !cpu_gathers_at_random(p->T)) return;
-    const int *order = p->sched.order;
-    const int down = cp->order_reversed || (cp->by_row && !cp->order_identity && order[p->n - 1] < order[0]);
-    cp->x_prefetch = down ? -1 : 1;
+    cp->x_prefetch = cp->by_row && !cp->order_identity ? cpu_order_steps_down(p->sched.order, p->n) ? -1 : 1 : 1;
+}
+
+int cpu_order_steps_down(const int *order, int n)
+{
+    long long down = 0, up = 0;     /* short steps only: a jump between levels says nothing */
+    for (int k = 1; k < n; k++) {
+        const int d = order[k] - order[k - 1];
+        down += d < 0 && d >= -EXEC_LINE_ROWS;
+        up += d > 0 && d <= EXEC_LINE_ROWS;
+    }
+    return down > up;
 }
 
 ata_status cpu_exec_layout(ata_plan *p)

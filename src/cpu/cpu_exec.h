@@ -36,9 +36,10 @@ typedef struct cpu_plan {
     int ilu_prefetch;       /* ILU0 on split factors: fetch the U rows of the
                                rows ahead (cpu_gathers_at_random of L) */
     int x_prefetch;         /* pull, one column: fetch the x of the entry
-                               CPU_PREFETCH_AHEAD further along T (1), or back
-                               along T where the walk runs down it (-1); 0 none
-                               (layout_prefetch) */
+                               CPU_PREFETCH_AHEAD further along the walk over T
+                               (layout_prefetch); 0 none, else the direction a
+                               walk by row through the order takes (1 up T, -1
+                               down: cpu_order_steps_down) */
     unsigned char *nat_len; /* nodes as node_len, in that natural order (rows
                                ascending; upper descending); NULL: none */
     int *seg_order;         /* segmented: segments in the order they were made
@@ -82,6 +83,10 @@ typedef struct cpu_plan {
  * worker 1.06 ms against 1.13, kept all workers under the margin. */
 #define CPU_TUNE_ONE_MARGIN 0.9
 int cpu_tune_keeps_one(double all_s, double one_s, int parallel_after);
+/* Whether an order mostly steps down (short steps, of at most
+ * EXEC_LINE_ROWS rows, counted either way): where a walk by row through it
+ * goes in T (layout_prefetch). */
+int cpu_order_steps_down(const int *order, int n);
 
 static inline cpu_plan *cpu_plan_of(const ata_plan *p) { return (cpu_plan *)p->dev; }
 
