@@ -728,6 +728,17 @@ static void test_level_order_spec(void **state)
     assert_int_equal(ata_gen_from_spec("lap2d:4,level", &A), ATA_ERR_ARG);
 }
 
+/* Solves with plan p, each bitwise the reference's xr: twice, or (auto)
+ * through its tuning's solves and one after. */
+static void solve_bitwise(ata_plan *p, ata_policy pol, const double *b, double *x, const double *xr, int n)
+{
+    for (int rep = 0; rep < (pol == ATA_POLICY_AUTO ? ATA_AUTO_TUNE_SOLVES + 1 : 2); rep++) {
+        memset(x, 0, n * sizeof *x);
+        TU_OK(ata_sptrsv(p, b, x));
+        assert_memory_equal(x, xr, n * sizeof *x);
+    }
+}
+
 /* An upper solve of the whole matrix in its lower level order runs on L's
  * levels backwards (plan.c, upper_on_lower_levels): the choice says so, the
  * CPU plan reads no order (PULL_DOWN), every policy's x is the reference's
@@ -763,11 +774,7 @@ static void test_upper_on_lower_levels(void **state)
                     !cpu_plan_of(p)->order_reversed)
                     fail_msg("%s %s: not PULL_DOWN: %s", specs[m], ata_policy_name(o.policy), ata_plan_choice(p));
                 check_plan_schedule(p, specs[m]);
-                for (int rep = 0; rep < (o.policy == ATA_POLICY_AUTO ? ATA_AUTO_TUNE_SOLVES + 1 : 2); rep++) {
-                    memset(x, 0, n * sizeof *x);
-                    TU_OK(ata_sptrsv(p, b, x));
-                    assert_memory_equal(x, xr, n * sizeof *x);
-                }
+                solve_bitwise(p, o.policy, b, x, xr, n);
                 ata_plan_destroy(p);
             }
         free(b); free(x); free(xr);
@@ -932,11 +939,7 @@ static void test_solve_prefetch(void **state)
                 fail_msg("%s %s %s: x_prefetch %d, want it %s (%s)", cases[c].spec,
                          cases[c].uplo == ATA_LOWER ? "lower" : "upper", ata_policy_name(o.policy),
                          cpu_plan_of(p)->x_prefetch, cases[c].on ? "on" : "off", ata_plan_choice(p));
-            for (int rep = 0; rep < (o.policy == ATA_POLICY_AUTO ? ATA_AUTO_TUNE_SOLVES + 1 : 2); rep++) {
-                memset(x, 0, n * sizeof *x);
-                TU_OK(ata_sptrsv(p, b, x));
-                assert_memory_equal(x, xr, n * sizeof *x);
-            }
+            solve_bitwise(p, o.policy, b, x, xr, n);
             ata_plan_destroy(p);
         }
         free(b); free(x); free(xr);
