@@ -1489,18 +1489,21 @@ static void layout_natural(ata_plan *p)
  * takes the direction from the walk that runs: down T for PULL_DOWN, an
  * upper plan's walk on one worker included; this sign for one by row
  * through its order). The gathers of a circuit wait on memory one at a
- * time; fetched ahead they overlap, as in the SpMV. Measured (PCG, 2 threads, 4 rounds
- * alternated, ms/it): circuit:1000000's L 3.19-3.43 -> 2.59-3.00,
- * circuit:2000000's 7.55-8.59 -> 4.90-6.29; their U solves level (128
- * entries was best for U too: 32, 512 and 1024 were slower than none).
- * lap3d:100 (a stencil, which the hardware prefetches) lost 15% with it;
+ * time; fetched ahead they overlap, as in the SpMV. Measured (PCG, 2
+ * threads, 4 rounds alternated, ms/it): circuit:1000000's L 3.19-3.43 ->
+ * 2.59-3.00, circuit:2000000's 7.55-8.59 -> 4.90-6.29; circuit:1000000's U
+ * 3.98 -> 3.61 (medians of 5 pairs, on against off; 128 entries was best
+ * for U too: 32, 512 and 1024 were no better than none). lap3d:100 (a
+ * stencil, which the hardware prefetches) lost 15% with it;
  * cpu_gathers_at_random leaves it out. */
 static void layout_prefetch(ata_plan *p)
 {
     cpu_plan *cp = cpu_plan_of(p);
     cp->x_prefetch = 0;
     if (p->kind != PLAN_SPTRSV || p->opt.traversal != ATA_PULL || !cpu_gathers_at_random(p->T)) return;
-    cp->x_prefetch = cp->by_row && !cp->order_identity ? cpu_order_steps_down(p->sched.order, p->n) ? -1 : 1 : 1;
+    /* the sign serves PULL_INDEX alone (pull_src): only its order is scanned */
+    const int through_order = cp->by_row && !cp->order_identity && !cp->order_reversed;
+    cp->x_prefetch = through_order && cpu_order_steps_down(p->sched.order, p->n) ? -1 : 1;
 }
 
 int cpu_order_steps_down(const int *order, int n)
