@@ -553,6 +553,30 @@ static void test_worker_schedules(void **state)
         ata_csr_free(A);
     }
     assert_int_equal(checked, 5 * 4 * 2);
+    /* The caller (worker 0) runs what the simulation finishes last: on a
+     * deep DAG, the segment of the last position (its thin levels' tail),
+     * lower and upper */
+    const char *deep[] = { "circuit:6000", "circuit:20000" };
+    for (int m = 0; m < 2; m++) {
+        ata_csr *A;
+        TU_OK(ata_gen_from_spec(deep[m], &A));
+        for (int u = 0; u < 2; u++) {
+            ata_plan_options o = ata_plan_defaults();
+            o.policy = ATA_POLICY_CA;
+            o.S = 16;
+            o.uplo = u ? ATA_UPPER : ATA_LOWER;
+            ata_plan *p;
+            TU_OK(ata_sptrsv_plan_create(ctx, A, &o, &p));
+            const cpu_sched *S = &cpu_plan_of(p)->segs;
+            int owner = -1;
+            for (int t = 0; t < S->nt; t++)
+                for (int q = S->seg_ptr[t]; q < S->seg_ptr[t + 1]; q++)
+                    if (S->hi[q] == p->n) owner = t;
+            if (owner != 0) fail_msg("%s %s: the last position's segment is worker %d's", deep[m], u ? "upper" : "lower", owner);
+            ata_plan_destroy(p);
+        }
+        ata_csr_free(A);
+    }
     /* without its waits, a schedule of a DAG with edges between workers fails the check */
     ata_csr *A;
     TU_OK(ata_gen_from_spec("lap3d:30", &A));     /* levels wide enough to split */

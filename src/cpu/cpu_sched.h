@@ -50,16 +50,22 @@ typedef struct {
 /* How the plan's rows meet its positions (cpu_exec_layout's choice):
  * rowmap[k] is the row of T at position k (NULL: k itself); posmap[j] the
  * position of column j (NULL: j itself). U: the split ILU0 plan's upper
- * part (its entries add to a row's cost, never to its predecessors). */
+ * part (its entries add to a row's cost, never to its predecessors).
+ * diag: every row of T stores its diagonal (a solve with ATA_NON_UNIT),
+ * which is the row's own work, not an entry's gather: left out of its
+ * cost. */
 typedef struct {
     const ata_csr *T, *U;
     const int *rowmap, *posmap;
+    int diag;
 } cpu_sched_view;
 
 /* The schedule of p for nt workers: adaptive tasks too small to share run
  * whole on one worker; others split every run (a level) by cost, each part
  * on its worker; who takes what is decided by simulating the workers'
- * clocks (earliest finish, a cross-worker wait costing a hand-off). */
+ * clocks (earliest finish, a cross-worker wait costing a hand-off). The
+ * worker whose simulated clock ends last is worker 0, the caller, which
+ * then has no one to wait for at the end. */
 ata_status cpu_sched_build(const ata_plan *p, const cpu_sched_view *v, int nt, cpu_sched *out);
 void cpu_sched_free(cpu_sched *s);
 /* ATA_OK iff every position is in one segment, each worker's segments and
