@@ -422,7 +422,8 @@ static void test_diag_inverse(void **state)
 }
 
 /* One worker walks a plan in the rows' natural order where few rows have a
- * predecessor within a few rows in it (cpu_exec.c, layout_natural): the
+ * predecessor within a few rows in it, or its levels are thin (cpu_exec.c,
+ * few_near_rows, layout_natural): the
  * upper triangle of a circuit in its lower triangle's level order, whose
  * own levels scatter its rows (staged with two workers). Bitwise the
  * reference, unit and not, and a NaN in b named at its row; natural lap3d's
@@ -489,6 +490,29 @@ static void test_natural_walk(void **state)
         ata_plan_destroy(p);
         ata_csr_free(R);
         free(rev);
+    }
+    /* Real matrices on one worker (few_near_rows): a third of the rows near
+     * (1138_bus, 36% within 4 rows; its levels 54 rows wide) and thin levels
+     * (bcsstk13: 87% near, 3 rows a level) walk in natural order; cryg2500
+     * (98% near, 25 rows a level) keeps its levels. Bitwise the reference. */
+    const char *reals[] = { "1138_bus.mtx", "bcsstk13.mtx", "cryg2500.mtx" };
+    const int natural[] = { 1, 1, 0 };
+    for (int m = 0; m < 3; m++) {
+        ata_csr *M = tu_read_real(reals[m]);
+        if (!M) continue;
+        ata_plan *p;
+        TU_OK(ata_sptrsv_plan_create(one, M, NULL, &p));
+        if (cpu_plan_of(p)->nat_rows != natural[m])
+            fail_msg("%s, one worker: natural walk %d, expected %d", reals[m], cpu_plan_of(p)->nat_rows, natural[m]);
+        const int nm = M->nrows;
+        double *bm = malloc((size_t)nm * sizeof *bm), *xm = malloc((size_t)nm * sizeof *xm), *xrm = malloc((size_t)nm * sizeof *xrm);
+        tu_random_vec(bm, nm, 60 + m);
+        TU_OK(ata_ref_sptrsv_csr(M, ATA_LOWER, ATA_NON_UNIT, bm, xrm));
+        TU_OK(ata_sptrsv(p, bm, xm));
+        if (memcmp(xm, xrm, (size_t)nm * sizeof *xm)) fail_msg("%s, one worker: not bitwise the reference", reals[m]);
+        free(bm); free(xm); free(xrm);
+        ata_plan_destroy(p);
+        ata_csr_free(M);
     }
     free(b); free(x); free(xr);
     ata_csr_free(A); ata_csr_free(C);

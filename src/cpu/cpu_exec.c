@@ -1083,12 +1083,27 @@ static ata_status exec_run(ata_plan *p, int mode, const double *b, double *x, in
 
 /* The rows' natural order (lower ascending, upper descending) as one
  * worker's walk: fine where few rows have a predecessor within
- * EXEC_NEAR_ROWS rows in it (no chain of dependent rows to wait along). */
+ * EXEC_NEAR_ROWS rows in it (no chain of dependent rows to wait along), and
+ * where the levels are so thin that the level order is a chain as well.
+ * Else the level order pays: it breaks a grid's chain (lap2d:300, one
+ * thread: 0.22 ms staged in level order against the natural loop's 0.69).
+ * Measured (ata-bench sptrsv, auto on one worker against the serial loop,
+ * 2026-11-27): with at most one row in 8 near, staged small matrices ran
+ * 1.3-2x the natural loop's time with 15-28% of their rows near and wide
+ * levels (Pd, 494_bus, 1138_bus, rajat19, adder_dcop_05) and with thin
+ * levels (bcsstk13, 3 rows a level; pts5ldd03, 5); their staging's gather
+ * and scatter were a third of the instructions (callgrind, rajat19). At one
+ * in 2, or under 8 rows a level: Pd 0.0171 -> 0.0104 ms (the loop 0.0116),
+ * rajat19 0.0029 -> 0.0014 (0.0014), 1138_bus 0.0029 -> 0.0017 (0.0018);
+ * lap2d:300, lap3d:60 and cryg2500 (98% near, 25 rows a level) keep their
+ * levels. */
 #define EXEC_NEAR_ROWS 4        /* a predecessor this close in the natural order: a chain */
-#define EXEC_NEAR_MAX_SHARE 8    /* at most one row in 8 on such a chain */
+#define EXEC_NEAR_MAX_SHARE 2    /* at most one row in 2 on such a chain */
+#define EXEC_THIN_LEVEL_ROWS 8   /* fewer rows a level, on average: thin levels */
 static int few_near_rows(const ata_plan *p)
 {
     const int n = p->n, *Tp = p->T->rowptr, *Tj = p->T->col, lower = p->opt.uplo == ATA_LOWER;
+    if ((long long)n < (long long)EXEC_THIN_LEVEL_ROWS * p->nlevels) return 1;
     long long near = 0;
     for (int i = 0; i < n; i++) {
         int d = INT_MAX;    /* the nearest predecessor: lower the largest column below i, upper the smallest above */
