@@ -19,7 +19,7 @@
  *
  * Costs are in "entries": a row costs its stored entries plus
  * SCHED_ROW_COST (its b, x and loop), a split ILU0 row its L and U parts;
- * a stored diagonal is the row's own (cpu_sched_view.diag). Measured
+ * a stored diagonal is the row's own (builder.diag). Measured
  * (circuit:1000000's U in PCG, L's levels reversed, 2 workers, the parts
  * of its 4 wide levels timed): counted as an entry, the diagonal gave the
  * first part of each level 1.46M entries to the second's 1.25M at equal
@@ -78,12 +78,16 @@ typedef struct {
     int *mi;                /* nt x nt: part p's count to wait for on worker u */
     int *cut;               /* nt + 1: the split's cut points */
     long long *pcost;       /* nt: the parts' costs */
+    int diag;               /* every row of T stores its diagonal (a solve with
+                               ATA_NON_UNIT): the row's own work, not a gather,
+                               left out of its cost */
 } builder;
 
-static inline long long row_cost(const cpu_sched_view *v, int k)
+static inline long long row_cost(const builder *B, int k)
 {
+    const cpu_sched_view *v = B->v;
     const int r = v->rowmap ? v->rowmap[k] : k;
-    long long c = SCHED_ROW_COST + v->T->rowptr[r + 1] - v->T->rowptr[r] - v->diag;
+    long long c = SCHED_ROW_COST + v->T->rowptr[r + 1] - v->T->rowptr[r] - B->diag;
     if (v->U) c += v->U->rowptr[r + 1] - v->U->rowptr[r];
     return c;
 }
@@ -106,7 +110,7 @@ static int split_cuts(const builder *B, int u0, int u1, const int *grain, int g0
          * smaller first, never split). */
         for (int g = g0; g < g1 && p < parts; g++) {
             long long next = acc;
-            for (int k = grain[g]; k < grain[g + 1]; k++) next += row_cost(B->v, k);
+            for (int k = grain[g]; k < grain[g + 1]; k++) next += row_cost(B, k);
             while (p < parts && next * parts >= total * p) {
                 if (acc > prev && total * p - acc * parts < next * parts - total * p) {
                     pc[p - 1] = acc - prev; prev = acc; cut[p++] = grain[g];
@@ -118,7 +122,7 @@ static int split_cuts(const builder *B, int u0, int u1, const int *grain, int g0
         }
     } else {
         for (int k = u0; k < u1 && p < parts; k++) {
-            acc += row_cost(B->v, k);
+            acc += row_cost(B, k);
             while (p < parts && acc * parts >= total * p) { pc[p - 1] = acc - prev; prev = acc; cut[p++] = k + 1; }
         }
     }
@@ -198,7 +202,7 @@ static int place_unit(builder *B, int u0, int u1, int can_split, const int *grai
 {
     const int nt = B->nt;
     long long total = 0;
-    for (int k = u0; k < u1; k++) total += row_cost(B->v, k);
+    for (int k = u0; k < u1; k++) total += row_cost(B, k);
     int parts = can_split && nt > 1 ? split_cuts(B, u0, u1, grain, g0, g1, total) : 1;
     if (parts == 1) { B->cut[0] = u0; B->cut[1] = u1; B->pcost[0] = total; }
     for (int p = 0; p < parts; p++) {
@@ -248,7 +252,7 @@ static int place_all(builder *B, const agg_result *s)
             continue;
         }
         long long cost = 0;
-        for (int k = A0; k < A1 && cost <= SCHED_WHOLE_MAX; k++) cost += row_cost(B->v, k);
+        for (int k = A0; k < A1 && cost <= SCHED_WHOLE_MAX; k++) cost += row_cost(B, k);
         while (r < s->nruns && s->run_ptr[r + 1] <= A0) r++;
         if (cost <= SCHED_WHOLE_MAX) {
             if (place_unit(B, A0, A1, 0, NULL, 0, 0)) return -1;
@@ -327,7 +331,7 @@ ata_status cpu_sched_build(const ata_plan *p, const cpu_sched_view *v, int nt, c
 {
     memset(out, 0, sizeof *out);
     const int n = p->n;
-    builder B = { .v = v, .nt = nt, .n = n };
+    builder B = { .v = v, .nt = nt, .n = n, .diag = p->kind == PLAN_SPTRSV && p->opt.diag == ATA_NON_UNIT };
     B.seg_of = mem_alloc(((size_t)n + 1) * sizeof *B.seg_of);
     B.clock = mem_calloc((size_t)nt, sizeof *B.clock);
     B.nseg_t = mem_calloc((size_t)nt, sizeof *B.nseg_t);

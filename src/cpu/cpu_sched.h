@@ -50,14 +50,10 @@ typedef struct {
 /* How the plan's rows meet its positions (cpu_exec_layout's choice):
  * rowmap[k] is the row of T at position k (NULL: k itself); posmap[j] the
  * position of column j (NULL: j itself). U: the split ILU0 plan's upper
- * part (its entries add to a row's cost, never to its predecessors).
- * diag: every row of T stores its diagonal (a solve with ATA_NON_UNIT),
- * which is the row's own work, not an entry's gather: left out of its
- * cost. */
+ * part (its entries add to a row's cost, never to its predecessors). */
 typedef struct {
     const ata_csr *T, *U;
     const int *rowmap, *posmap;
-    int diag;
 } cpu_sched_view;
 
 /* The schedule of p for nt workers: adaptive tasks too small to share run
