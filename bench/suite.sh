@@ -231,6 +231,45 @@ if [ -f "$OUT/S.prev.txt" ]; then
 else
   say "S auto: $(wc -l < "$S_FILE") choices of S in $S_FILE (the next run compares with them)"
 fi
+# auto against the best fixed policy and the serial loop of the same step
+# (issue 25: auto within 10% of the best fixed policy, and faster than the
+# serial loop): per matrix (and triangle), the median solve (sptrsv), the
+# factorisation (ilu0) or the time per iteration (pcg); one run each, so a
+# single row moves with the machine's noise.
+say ""
+say "== auto against the best fixed policy and the serial loop (one run: medians of its repetitions)"
+for f in "$OUT"/*.csv; do
+  case $(basename "$f") in info.csv) continue ;; esac
+  awk -F, -v step="$(basename "$f" .csv)" '
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    !("status" in col) || $col["status"] != "ok" { next }
+    {
+      cmd = $col["command"]
+      v = cmd == "pcg" ? $col["per_iter_ms"] : cmd == "ilu0" ? $col["factor_s"] * 1e3 : $col["solve_s"] * 1e3
+      key = $col["matrix"] (("uplo" in col) && cmd == "sptrsv" ? " " $col["uplo"] : "")
+      if (!(key in seen)) { seen[key] = 1; order[++n] = key }
+      t[key, $col["policy"]] = v + 0; pols[$col["policy"]] = 1
+      what = cmd == "pcg" ? "ms an iteration" : "ms"
+    }
+    END {
+      for (i = 1; i <= n; i++) {
+        k = order[i]
+        if (!((k, "auto") in t)) continue
+        best = ""; bv = 0
+        for (p in pols) if (p != "auto" && p != "serial" && ((k, p) in t) && (best == "" || t[k, p] < bv)) { best = p; bv = t[k, p] }
+        if (best == "" || bv <= 0) continue
+        a = t[k, "auto"]; r = a / bv
+        line = sprintf("  %-17s %-30s auto %9.4g %s, best fixed %-9s %9.4g: %.2fx", step, k, a, what, best, bv, r)
+        if ((k, "serial") in t && t[k, "serial"] > 0) line = line sprintf(", serial loop %9.4g: %.2fx", t[k, "serial"], a / t[k, "serial"])
+        if (r > 1.1) line = line "  <- over 10%"
+        if ((k, "serial") in t && a > t[k, "serial"]) line = line "  <- slower than the serial loop"
+        print line
+      }
+    }' "$f"
+done > "$OUT/auto.txt"
+cat "$OUT/auto.txt" | tee -a "$SUMMARY" >/dev/null
+cat "$OUT/auto.txt"
+say "auto: within 10% of the best fixed policy in $(grep -vc 'over 10%' "$OUT/auto.txt") of $(grep -c . "$OUT/auto.txt") rows; slower than the serial loop in $(grep -c 'slower than the serial' "$OUT/auto.txt") ($OUT/auto.txt)"
 say "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 
 end_all=$(date +%s.%N)
