@@ -521,6 +521,83 @@ static void test_natural_walk(void **state)
     ata_context_destroy(one); ata_context_destroy(two);
 }
 
+/* A plan laid out for two workers (T in worker order), laid out again for
+ * one (cpu_exec_relayout_one, what auto's timing does when it keeps one
+ * worker on a small plan): no segments, one worker, rows in natural order
+ * where few are near (circuit, a permuted grid), staged in level order
+ * where rows chain (lap2d:30); bitwise the reference before and after,
+ * with one and several columns and after new values. A second call, and a
+ * factor's plan (its T read in place), are left alone. */
+static void test_relayout_one(void **state)
+{
+    (void)state;
+    ata_context *two = make_ctx(2, 20);
+    const char *specs[] = { "circuit:3000", "lap2d:30", "lap3d:12,perm=3" };
+    const int natural[] = { 1, 0, 1 };     /* few rows near a predecessor: natural order; lap2d's chain: staged */
+    for (int m = 0; m < 3; m++) {
+        ata_csr *A, *L;
+        TU_OK(ata_gen_from_spec(specs[m], &A));
+        TU_OK(ata_csr_tril(A, &L));
+        const int n = L->nrows;
+        ata_plan_options po = ata_plan_defaults();
+        po.policy = ATA_POLICY_CA;      /* not auto: no timing in the way */
+        po.S = 64;
+        ata_plan *p;
+        TU_OK(ata_sptrsv_plan_create(two, L, &po, &p));
+        assert_true(cpu_plan_of(p)->segmented);
+        double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x), *xr = malloc((size_t)n * sizeof *xr);
+        double *B = malloc(2 * (size_t)n * sizeof *B), *X = malloc(2 * (size_t)n * sizeof *X);
+        tu_random_vec(b, n, 70 + m);
+        TU_OK(ata_ref_sptrsv_csr(L, ATA_LOWER, ATA_NON_UNIT, b, xr));
+        TU_OK(ata_sptrsv(p, b, x));
+        if (memcmp(x, xr, (size_t)n * sizeof *x)) fail_msg("%s, two workers: not bitwise the reference", specs[m]);
+        assert_non_null(cpu_plan_of(p)->tbase);     /* owned T: in worker order */
+        TU_OK(cpu_exec_relayout_one(p));
+        if (cpu_plan_of(p)->nat_rows != natural[m] || cpu_plan_of(p)->by_row != natural[m])
+            fail_msg("%s, laid out again: natural walk %d, by row %d, expected %d", specs[m], cpu_plan_of(p)->nat_rows,
+                     cpu_plan_of(p)->by_row, natural[m]);
+        ata_plan_info info;
+        TU_OK(ata_plan_get_info(p, &info));
+        assert_int_equal(info.threads_used, 1);
+        assert_false(cpu_plan_of(p)->segmented);
+        assert_null(cpu_plan_of(p)->tbase);
+        for (int i = 0; i < n; i++) x[i] = NAN;
+        TU_OK(ata_sptrsv(p, b, x));
+        if (memcmp(x, xr, (size_t)n * sizeof *x)) fail_msg("%s, laid out again for one worker: not bitwise", specs[m]);
+        for (int c = 0; c < 2; c++) tu_random_vec(B + (size_t)c * n, n, 80 + c);
+        TU_OK(ata_sptrsv_multi(p, 2, B, n, X, n));
+        for (int c = 0; c < 2; c++) {
+            TU_OK(ata_ref_sptrsv_csr(L, ATA_LOWER, ATA_NON_UNIT, B + (size_t)c * n, xr));
+            if (memcmp(X + (size_t)c * n, xr, (size_t)n * sizeof *xr))
+                fail_msg("%s, laid out again, column %d of 2: not bitwise the reference", specs[m], c);
+        }
+        /* new values: the layout's own map from the input, made afresh */
+        for (int q = 0; q < L->nnz; q++) L->val[q] *= 1.0 + 0.25 * (q % 3);
+        TU_OK(ata_sptrsv_plan_update_values(p, L));
+        TU_OK(ata_ref_sptrsv_csr(L, ATA_LOWER, ATA_NON_UNIT, b, xr));
+        TU_OK(ata_sptrsv(p, b, x));
+        if (memcmp(x, xr, (size_t)n * sizeof *x)) fail_msg("%s, laid out again, new values: not bitwise", specs[m]);
+        /* once is all: a plan on one worker already is left as it is */
+        assert_int_equal(cpu_exec_relayout_one(p), ATA_ERR_UNSUPPORTED);
+        free(b); free(x); free(xr); free(B); free(X);
+        ata_plan_destroy(p);
+        ata_csr_free(A); ata_csr_free(L);
+    }
+    {   /* a factor's plans read its triangles in place: left alone */
+        ata_csr *A;
+        TU_OK(ata_gen_from_spec("lap2d:30,levelorder", &A));
+        ata_factor_options fo = ata_factor_defaults();
+        ata_factor *F;
+        TU_OK(ata_factor_setup(two, A, &fo, &F));
+        const ata_plan *Lp, *Up;
+        ata_factor_plans(F, &Lp, &Up);
+        if (Lp->T_borrowed != PLAN_T_OWNED) assert_int_equal(cpu_exec_relayout_one((ata_plan *)Lp), ATA_ERR_UNSUPPORTED);
+        ata_factor_destroy(F);
+        ata_csr_free(A);
+    }
+    ata_context_destroy(two);
+}
+
 /* The workers' schedules (cpu_sched.h): every predecessor finished before a
  * row runs, waits and segments only forwards (deadlock freedom), on the
  * plans' own schedules (2 workers here) and on schedules made afresh for
@@ -1059,6 +1136,7 @@ int main(void)
         cmocka_unit_test(test_thread_counts),
         cmocka_unit_test(test_pull_staging),
         cmocka_unit_test(test_natural_walk),
+        cmocka_unit_test(test_relayout_one),
         cmocka_unit_test(test_diag_inverse),
         cmocka_unit_test(test_worker_schedules),
         cmocka_unit_test(test_tune_margin),

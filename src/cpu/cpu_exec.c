@@ -905,11 +905,18 @@ static void tune_record(ata_plan *p, double s)
     cp->tune_kept_s = cp->one_worker ? one : all;
     cp->tune_rounds++;
     if (cp->one_worker) p->info.threads_used = 1;
+    const int again = cp->one_worker && cpu_exec_relayout_one(p) == ATA_OK && cpu_plan_of(p) != cp;
+    cp = cpu_plan_of(p);
     char round[48] = "";
     if (cp->tune_rounds > 1) snprintf(round, sizeof round, " / timing %d: solves slowed", cp->tune_rounds);
     snprintf(p->choice + cp->choice_base, sizeof p->choice - cp->choice_base, "; kept %s (timed: medians of %d "
              "solves: %d workers %.3g ms / 1 worker %.3g ms%s)", cp->one_worker ? "1 worker" : "all workers",
              CPU_TUNE_SOLVES, cp->tune_nt, all * 1e3, one * 1e3, round);
+    if (again) {
+        const size_t len = strlen(p->choice);
+        snprintf(p->choice + len, sizeof p->choice - len, "; laid out again for 1 worker%s",
+                 cp->nat_rows ? " (rows in their natural order)" : "");
+    }
 }
 
 /* exec_natural's walk with several columns (pull_rows). */
@@ -1532,9 +1539,9 @@ int cpu_order_steps_down(const int *order, int n)
     return down > up;
 }
 
-ata_status cpu_exec_layout(ata_plan *p)
+/* The layout's steps after the choice of workers. */
+static ata_status layout_rest(ata_plan *p)
 {
-    exec_choose_threads(p);
     ATA_TRY(layout_positions(p));
     cpu_plan_of(p)->ilu_prefetch = p->kind == PLAN_ILU0 && p->Tu && cpu_gathers_at_random(p->T);
     ATA_TRY(layout_segments(p));
@@ -1543,6 +1550,58 @@ ata_status cpu_exec_layout(ata_plan *p)
     ATA_TRY(layout_nodes(p));
     layout_prefetch(p);
     return ATA_OK;
+}
+
+ata_status cpu_exec_relayout_one(ata_plan *p)
+{
+    cpu_plan *old = cpu_plan_of(p);
+    if (!old || !old->segmented || p->kind != PLAN_SPTRSV || p->opt.traversal != ATA_PULL ||
+        p->T_borrowed != PLAN_T_OWNED || p->n > EXEC_RELAYOUT_MAX_N)
+        return ATA_ERR_UNSUPPORTED;     /* laid out for one worker already, or not ours to move */
+    ata_csr *T0 = NULL, *Told = p->T;
+    ATA_TRY(cpu_exec_triangle(p, &T0));     /* the input's row order (NULL: T is in it) */
+    cpu_plan *fresh = calloc(1, sizeof *fresh);
+    if (!fresh) { ata_csr_free(T0); return ata_fail(ATA_ERR_NOMEM, "plan: out of memory"); }
+    /* The timing's state stays: the choice is made, and kept. */
+    fresh->tune_done = old->tune_done;
+    fresh->one_worker = 1;
+    memcpy(fresh->tune_s, old->tune_s, sizeof fresh->tune_s);
+    fresh->tune_nt = old->tune_nt;
+    fresh->tune_kept_s = old->tune_kept_s;
+    fresh->tune_rounds = old->tune_rounds;
+    fresh->choice_base = old->choice_base;
+    const int threads = p->info.threads_used;
+    const size_t bytes = p->info.plan_bytes, matrix_bytes = p->info.matrix_bytes;
+    p->dev = fresh;
+    if (T0) p->T = T0;
+    p->info.threads_used = 1;
+    /* Staging (layout_positions) replaces p->T by a copy in level order and
+     * frees the one it copied: T0 here (a T still in the input's order, as
+     * Told is where T0 is NULL, is kept by row: the same order, no more
+     * jumps, so it is never staged again). */
+    ata_status st = layout_rest(p);
+    p->info.plan_bytes = bytes;             /* the first layout's, as before */
+    p->info.matrix_bytes = matrix_bytes;
+    if (st != ATA_OK) {     /* the old layout stays */
+        if (p->T != Told) ata_csr_free(p->T);   /* T0, or its staged copy */
+        cpu_exec_release(p);
+        p->dev = old;
+        p->T = Told;
+        p->info.threads_used = threads;
+        return st;
+    }
+    if (T0) ata_csr_free(Told);             /* the old layout's copy */
+    void *keep = p->dev;
+    p->dev = old;
+    cpu_exec_release(p);
+    p->dev = keep;
+    return ATA_OK;
+}
+
+ata_status cpu_exec_layout(ata_plan *p)
+{
+    exec_choose_threads(p);
+    return layout_rest(p);
 }
 
 /* Where the layout renumbered T's rows (staged, or in worker order): for

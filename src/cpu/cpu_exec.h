@@ -109,6 +109,22 @@ ata_status cpu_exec_sptrsv_multi(ata_plan *p, int nrhs, const double *B, int ldb
 /* Segments run by a worker other than their owner (a waiter helping one
  * that lost its core), in this process so far: for tests. */
 long long cpu_exec_segments_helped(void);
+/* A small plan (n at most EXEC_RELAYOUT_MAX_N: solves of tens of
+ * microseconds, where waking a second worker costs more than it saves)
+ * that auto's timing keeps on one worker, laid out for several (segments;
+ * staged, or in worker order), is laid out again for one (tune_record),
+ * as a one-thread context would: its rows in their natural order where
+ * that is no chain (layout_natural), no segments. It stays on one worker
+ * from then on (no timing again when the load changes). Measured 2026-11-27
+ * (ata-bench sptrsv, 2 threads, 200 solves): bayer10 kept one worker on
+ * the two workers' layout at 0.042 ms a solve, one laid out for one
+ * worker (a one-thread context) 0.028, the serial loop 0.027; bcsstk13
+ * 0.026 against 0.026 and 0.018. Only where the plan owns T (a borrowed T
+ * is read in place by its owner's updates) and is a pull solve; the same
+ * bits. ATA_ERR_UNSUPPORTED, nothing done, where it does not apply; on an
+ * error the old layout stays. Tests call it directly. */
+#define EXEC_RELAYOUT_MAX_N 16384
+ata_status cpu_exec_relayout_one(ata_plan *p);
 /* Tests: cpu_sched_check on the plan's own worker schedule (nt 0; ATA_OK
  * if it has none), or on one made afresh for nt workers on its layout. */
 ata_status cpu_exec_check_schedule(const ata_plan *p, int nt);
