@@ -532,6 +532,11 @@ static void test_relayout_one(void **state)
 {
     (void)state;
     ata_context *two = make_ctx(2, 20);
+    if (ata_context_threads(two) < 2 || cpu_pool_workers(two->pool) < 2) {
+        print_message("SKIPPED: one CPU, no plan laid out for two workers\n");
+        ata_context_destroy(two);
+        return;
+    }
     const char *specs[] = { "circuit:3000", "lap2d:30", "lap3d:12,perm=3" };
     const int natural[] = { 1, 0, 1 };     /* few rows near a predecessor: natural order; lap2d's chain: staged */
     for (int m = 0; m < 3; m++) {
@@ -583,17 +588,54 @@ static void test_relayout_one(void **state)
         ata_plan_destroy(p);
         ata_csr_free(A); ata_csr_free(L);
     }
-    {   /* a factor's plans read its triangles in place: left alone */
+    {   /* a factor's plans read its triangles in place: segmented, and left alone */
         ata_csr *A;
         TU_OK(ata_gen_from_spec("lap2d:30,levelorder", &A));
         ata_factor_options fo = ata_factor_defaults();
+        fo.plan.policy = ATA_POLICY_CA;
+        fo.plan.S = 64;
         ata_factor *F;
         TU_OK(ata_factor_setup(two, A, &fo, &F));
         const ata_plan *Lp, *Up;
         ata_factor_plans(F, &Lp, &Up);
-        if (Lp->T_borrowed != PLAN_T_OWNED) assert_int_equal(cpu_exec_relayout_one((ata_plan *)Lp), ATA_ERR_UNSUPPORTED);
+        assert_int_equal(Lp->T_borrowed, PLAN_T_BORROWED);
+        assert_true(cpu_plan_of(Lp)->segmented);
+        assert_int_equal(cpu_exec_relayout_one((ata_plan *)Lp), ATA_ERR_UNSUPPORTED);
+        assert_true(cpu_plan_of(Lp)->segmented);
         ata_factor_destroy(F);
         ata_csr_free(A);
+    }
+    {   /* auto's timing (tune_record) on a small plan: the two-worker solves
+         * made to look slow, so one worker is kept; the plan is laid out
+         * again, says so, and solves bitwise */
+        ata_csr *A, *L;
+        TU_OK(ata_gen_from_spec("circuit:3000", &A));
+        TU_OK(ata_csr_tril(A, &L));
+        const int n = L->nrows;
+        ata_plan_options po = ata_plan_defaults();
+        po.policy = ATA_POLICY_CA;
+        po.S = 64;
+        ata_plan *p;
+        TU_OK(ata_sptrsv_plan_create(two, L, &po, &p));
+        p->auto_policy = 1;     /* times its first solves as auto does */
+        cpu_plan_of(p)->choice_base = strlen(p->choice);
+        double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x), *xr = malloc((size_t)n * sizeof *xr);
+        tu_random_vec(b, n, 90);
+        TU_OK(ata_ref_sptrsv_csr(L, ATA_LOWER, ATA_NON_UNIT, b, xr));
+        for (int k = 0; k < ATA_AUTO_TUNE_SOLVES + 2; k++) {
+            if (k == ATA_AUTO_TUNE_SOLVES - 1)
+                for (int i = 0; i < CPU_TUNE_SOLVES; i++) cpu_plan_of(p)->tune_s[0][i] = 1.0;   /* all workers: 1 s */
+            memset(x, 0, (size_t)n * sizeof *x);
+            TU_OK(ata_sptrsv(p, b, x));
+            if (memcmp(x, xr, (size_t)n * sizeof *x)) fail_msg("circuit:3000, timed solve %d: not bitwise the reference", k);
+        }
+        assert_false(cpu_plan_of(p)->segmented);
+        if (!strstr(ata_plan_choice(p), "kept 1 worker") || !strstr(ata_plan_choice(p), "laid out again for 1 worker") ||
+            strstr(ata_plan_choice(p), "segments"))
+            fail_msg("circuit:3000 after the timing: %s", ata_plan_choice(p));
+        free(b); free(x); free(xr);
+        ata_plan_destroy(p);
+        ata_csr_free(A); ata_csr_free(L);
     }
     ata_context_destroy(two);
 }

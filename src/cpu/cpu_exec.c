@@ -1562,6 +1562,14 @@ ata_status cpu_exec_relayout_one(ata_plan *p)
     ATA_TRY(cpu_exec_triangle(p, &T0));     /* the input's row order (NULL: T is in it) */
     cpu_plan *fresh = calloc(1, sizeof *fresh);
     if (!fresh) { ata_csr_free(T0); return ata_fail(ATA_ERR_NOMEM, "plan: out of memory"); }
+    /* The choice's text from the layout on is the new layout's (the timing's
+     * part follows it: tune_record); the old one comes back on failure, and
+     * so does the last error, since the solve that got here succeeded. */
+    char old_choice[sizeof p->choice], old_error[256];
+    memcpy(old_choice, p->choice, sizeof old_choice);
+    snprintf(old_error, sizeof old_error, "%s", ata_last_error());
+    p->choice[old->layout_base] = '\0';
+    fresh->layout_base = old->layout_base;
     /* The timing's state stays: the choice is made, and kept. */
     fresh->tune_done = old->tune_done;
     fresh->one_worker = 1;
@@ -1569,7 +1577,6 @@ ata_status cpu_exec_relayout_one(ata_plan *p)
     fresh->tune_nt = old->tune_nt;
     fresh->tune_kept_s = old->tune_kept_s;
     fresh->tune_rounds = old->tune_rounds;
-    fresh->choice_base = old->choice_base;
     const int threads = p->info.threads_used;
     const size_t bytes = p->info.plan_bytes, matrix_bytes = p->info.matrix_bytes;
     p->dev = fresh;
@@ -1588,8 +1595,11 @@ ata_status cpu_exec_relayout_one(ata_plan *p)
         p->dev = old;
         p->T = Told;
         p->info.threads_used = threads;
+        memcpy(p->choice, old_choice, sizeof old_choice);
+        (void)ata_fail(ATA_OK, "%s", old_error);
         return st;
     }
+    fresh->choice_base = strlen(p->choice);
     if (T0) ata_csr_free(Told);             /* the old layout's copy */
     void *keep = p->dev;
     p->dev = old;
@@ -1600,8 +1610,11 @@ ata_status cpu_exec_relayout_one(ata_plan *p)
 
 ata_status cpu_exec_layout(ata_plan *p)
 {
+    const size_t base = strlen(p->choice);
     exec_choose_threads(p);
-    return layout_rest(p);
+    ATA_TRY(layout_rest(p));
+    cpu_plan_of(p)->layout_base = base;
+    return ATA_OK;
 }
 
 /* Where the layout renumbered T's rows (staged, or in worker order): for

@@ -54,6 +54,7 @@ typedef struct cpu_plan {
     int tune_slow;          /* solves in a row slower than twice that */
     int tune_rounds;        /* timings so far (a load that comes and goes re-times) */
     size_t choice_base;     /* ata_plan_choice's length before the timings' part */
+    size_t layout_base;     /* its length before the layout's part (cpu_exec_relayout_one) */
     /* ata_plan.values_f32 (a factor's plans, ATA_PRECISION_MIXED): T's
      * values as floats, fval[q] = T->val[q] in T's final layout (the
      * factor's own triangle where the plan borrows it, else the plan's
