@@ -521,6 +521,17 @@ static void test_natural_walk(void **state)
     ata_context_destroy(one); ata_context_destroy(two);
 }
 
+/* A context of two workers, or NULL (a note printed: the test is skipped)
+ * where this process may use one CPU only. */
+static ata_context *two_workers_or_skip(int timeout_s, const char *what)
+{
+    ata_context *ctx = make_ctx(2, timeout_s);
+    if (ata_context_threads(ctx) >= 2 && cpu_pool_workers(ctx->pool) >= 2) return ctx;
+    print_message("SKIPPED: one CPU, %s\n", what);
+    ata_context_destroy(ctx);
+    return NULL;
+}
+
 /* A plan laid out for two workers (T in worker order), laid out again for
  * one (cpu_exec_relayout_one, what auto's timing does when it keeps one
  * worker on a small plan): no segments, one worker, rows in natural order
@@ -531,12 +542,8 @@ static void test_natural_walk(void **state)
 static void test_relayout_one(void **state)
 {
     (void)state;
-    ata_context *two = make_ctx(2, 20);
-    if (ata_context_threads(two) < 2 || cpu_pool_workers(two->pool) < 2) {
-        print_message("SKIPPED: one CPU, no plan laid out for two workers\n");
-        ata_context_destroy(two);
-        return;
-    }
+    ata_context *two = two_workers_or_skip(20, "no plan laid out for two workers");
+    if (!two) return;
     const char *specs[] = { "circuit:3000", "lap2d:30", "lap3d:12,perm=3" };
     const int natural[] = { 1, 0, 1 };     /* few rows near a predecessor: natural order; lap2d's chain: staged */
     for (int m = 0; m < 3; m++) {
@@ -658,12 +665,8 @@ static void check_plan_schedule(const ata_plan *p, const char *what)
 static void test_worker_schedules(void **state)
 {
     (void)state;
-    ata_context *ctx = make_ctx(2, 10);
-    if (ata_context_threads(ctx) < 2 || cpu_pool_workers(ctx->pool) < 2) {
-        print_message("SKIPPED: one CPU, no worker schedules\n");
-        ata_context_destroy(ctx);
-        return;
-    }
+    ata_context *ctx = two_workers_or_skip(10, "no worker schedules");
+    if (!ctx) return;
     const char *specs[] = { "lap3d:12", "circuit:6000", "lap2d:40x30,perm=3", "convdiff:8", "lap3d:10,levelorder" };
     const ata_policy pols[] = { ATA_POLICY_CA, ATA_POLICY_LA, ATA_POLICY_GREEDY, ATA_POLICY_CHAIN };
     int checked = 0;
