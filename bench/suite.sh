@@ -267,8 +267,7 @@ for f in "$OUT"/*.csv; do
       }
     }' "$f"
 done > "$OUT/auto.txt"
-cat "$OUT/auto.txt" | tee -a "$SUMMARY" >/dev/null
-cat "$OUT/auto.txt"
+tee -a "$SUMMARY" < "$OUT/auto.txt"
 say "auto: within 10% of the best fixed policy in $(grep -vc 'over 10%' "$OUT/auto.txt") of $(grep -c . "$OUT/auto.txt") rows; slower than the serial loop in $(grep -c 'slower than the serial' "$OUT/auto.txt") ($OUT/auto.txt)"
 say "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 

@@ -625,7 +625,6 @@ static void test_relayout_one(void **state)
         ata_plan *p;
         TU_OK(ata_sptrsv_plan_create(two, L, &po, &p));
         p->auto_policy = 1;     /* times its first solves as auto does */
-        cpu_plan_of(p)->choice_base = strlen(p->choice);
         double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x), *xr = malloc((size_t)n * sizeof *xr);
         tu_random_vec(b, n, 90);
         TU_OK(ata_ref_sptrsv_csr(L, ATA_LOWER, ATA_NON_UNIT, b, xr));

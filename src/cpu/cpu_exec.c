@@ -905,8 +905,8 @@ static void tune_record(ata_plan *p, double s)
     cp->tune_kept_s = cp->one_worker ? one : all;
     cp->tune_rounds++;
     if (cp->one_worker) p->info.threads_used = 1;
-    const int again = cp->one_worker && cpu_exec_relayout_one(p) == ATA_OK && cpu_plan_of(p) != cp;
-    cp = cpu_plan_of(p);
+    const int again = cp->one_worker && cpu_exec_relayout_one(p) == ATA_OK;
+    cp = cpu_plan_of(p);        /* the new layout's, where it was laid out again */
     char round[48] = "";
     if (cp->tune_rounds > 1) snprintf(round, sizeof round, " / timing %d: solves slowed", cp->tune_rounds);
     snprintf(p->choice + cp->choice_base, sizeof p->choice - cp->choice_base, "; kept %s (timed: medians of %d "
@@ -1558,16 +1558,21 @@ ata_status cpu_exec_relayout_one(ata_plan *p)
     if (!old || !old->segmented || p->kind != PLAN_SPTRSV || p->opt.traversal != ATA_PULL ||
         p->T_borrowed != PLAN_T_OWNED || p->n > EXEC_RELAYOUT_MAX_N)
         return ATA_ERR_UNSUPPORTED;     /* laid out for one worker already, or not ours to move */
-    ata_csr *T0 = NULL, *Told = p->T;
-    ATA_TRY(cpu_exec_triangle(p, &T0));     /* the input's row order (NULL: T is in it) */
-    cpu_plan *fresh = calloc(1, sizeof *fresh);
-    if (!fresh) { ata_csr_free(T0); return ata_fail(ATA_ERR_NOMEM, "plan: out of memory"); }
-    /* The choice's text from the layout on is the new layout's (the timing's
-     * part follows it: tune_record); the old one comes back on failure, and
-     * so does the last error, since the solve that got here succeeded. */
+    /* On failure the old layout stays, and so does the last error: the
+     * solve that got here succeeded. */
     char old_choice[sizeof p->choice], old_error[256];
-    memcpy(old_choice, p->choice, sizeof old_choice);
     snprintf(old_error, sizeof old_error, "%s", ata_last_error());
+    ata_csr *T0 = NULL, *Told = p->T;
+    ata_status st = cpu_exec_triangle(p, &T0);  /* the input's row order (NULL: T is in it) */
+    cpu_plan *fresh = st == ATA_OK ? calloc(1, sizeof *fresh) : NULL;
+    if (!fresh) {
+        ata_csr_free(T0);
+        (void)ata_fail(ATA_OK, "%s", old_error);
+        return st == ATA_OK ? ATA_ERR_NOMEM : st;
+    }
+    /* The choice's text from the layout on is the new layout's (the timing's
+     * part follows it: tune_record). */
+    memcpy(old_choice, p->choice, sizeof old_choice);
     p->choice[old->layout_base] = '\0';
     fresh->layout_base = old->layout_base;
     /* The timing's state stays: the choice is made, and kept. */
@@ -1577,8 +1582,12 @@ ata_status cpu_exec_relayout_one(ata_plan *p)
     fresh->tune_nt = old->tune_nt;
     fresh->tune_kept_s = old->tune_kept_s;
     fresh->tune_rounds = old->tune_rounds;
+    fresh->bytes_base = old->bytes_base;
+    fresh->matrix_bytes_base = old->matrix_bytes_base;
     const int threads = p->info.threads_used;
     const size_t bytes = p->info.plan_bytes, matrix_bytes = p->info.matrix_bytes;
+    p->info.plan_bytes = old->bytes_base;   /* the new layout counts its own */
+    p->info.matrix_bytes = old->matrix_bytes_base;
     p->dev = fresh;
     if (T0) p->T = T0;
     p->info.threads_used = 1;
@@ -1586,15 +1595,15 @@ ata_status cpu_exec_relayout_one(ata_plan *p)
      * frees the one it copied: T0 here (a T still in the input's order, as
      * Told is where T0 is NULL, is kept by row: the same order, no more
      * jumps, so it is never staged again). */
-    ata_status st = layout_rest(p);
-    p->info.plan_bytes = bytes;             /* the first layout's, as before */
-    p->info.matrix_bytes = matrix_bytes;
-    if (st != ATA_OK) {     /* the old layout stays */
+    st = layout_rest(p);
+    if (st != ATA_OK) {
         if (p->T != Told) ata_csr_free(p->T);   /* T0, or its staged copy */
         cpu_exec_release(p);
         p->dev = old;
         p->T = Told;
         p->info.threads_used = threads;
+        p->info.plan_bytes = bytes;
+        p->info.matrix_bytes = matrix_bytes;
         memcpy(p->choice, old_choice, sizeof old_choice);
         (void)ata_fail(ATA_OK, "%s", old_error);
         return st;
@@ -1610,10 +1619,13 @@ ata_status cpu_exec_relayout_one(ata_plan *p)
 
 ata_status cpu_exec_layout(ata_plan *p)
 {
-    const size_t base = strlen(p->choice);
+    const size_t base = strlen(p->choice), bytes = p->info.plan_bytes, matrix_bytes = p->info.matrix_bytes;
     exec_choose_threads(p);
     ATA_TRY(layout_rest(p));
-    cpu_plan_of(p)->layout_base = base;
+    cpu_plan *cp = cpu_plan_of(p);
+    cp->layout_base = base;
+    cp->bytes_base = bytes;
+    cp->matrix_bytes_base = matrix_bytes;
     return ATA_OK;
 }
 

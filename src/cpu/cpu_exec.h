@@ -54,7 +54,9 @@ typedef struct cpu_plan {
     int tune_slow;          /* solves in a row slower than twice that */
     int tune_rounds;        /* timings so far (a load that comes and goes re-times) */
     size_t choice_base;     /* ata_plan_choice's length before the timings' part */
-    size_t layout_base;     /* its length before the layout's part (cpu_exec_relayout_one) */
+    size_t layout_base;     /* its length before the layout's part, and the plan's */
+    size_t bytes_base;      /* bytes before the layout's (cpu_exec_relayout_one) */
+    size_t matrix_bytes_base;
     /* ata_plan.values_f32 (a factor's plans, ATA_PRECISION_MIXED): T's
      * values as floats, fval[q] = T->val[q] in T's final layout (the
      * factor's own triangle where the plan borrows it, else the plan's
@@ -117,10 +119,9 @@ long long cpu_exec_segments_helped(void);
  * as a one-thread context would: its rows in their natural order where
  * that is no chain (layout_natural), no segments. It stays on one worker
  * from then on (no timing again when the load changes). Measured 2026-11-27
- * (ata-bench sptrsv, 2 threads, 200 solves): bayer10 kept one worker on
- * the two workers' layout at 0.042 ms a solve, one laid out for one
- * worker (a one-thread context) 0.028, the serial loop 0.027; bcsstk13
- * 0.026 against 0.026 and 0.018. Only where the plan owns T (a borrowed T
+ * (ata-bench sptrsv, 2 threads, 200 solves, auto against the serial loop
+ * of the same run): bayer10 1.49x on the two workers' layout, 0.95-0.98x
+ * laid out again; bcsstk13 1.43x, 1.15x (as a one-thread context). Only where the plan owns T (a borrowed T
  * is read in place by its owner's updates) and is a pull solve; the same
  * bits. ATA_ERR_UNSUPPORTED, nothing done, where it does not apply; on an
  * error the old layout stays. Tests call it directly. */
