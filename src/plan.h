@@ -16,7 +16,9 @@
  * Dependency state: pull keeps `done[i] == epoch` once row i is final, so no
  * reset between solves; push keeps `pending` (reset from `indeg` every solve)
  * and accumulates in x itself: x_i starts at b_i, every finished predecessor
- * column subtracts its contribution atomically, the owner then divides. */
+ * column subtracts its contribution atomically, the owner then divides.
+ * (The CPU backend counts and subtracts atomically only where a row has a
+ * predecessor on another worker, and drops `indeg`: cpu_exec.c.) */
 #ifndef ATA_PLAN_H
 #define ATA_PLAN_H
 #include <stdint.h>

@@ -19,8 +19,9 @@ static const ata_policy cpu_policies[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCF
                                            ATA_POLICY_LA, ATA_POLICY_GREEDY, ATA_POLICY_AUTO };
 #define NPOL (int)(sizeof cpu_policies / sizeof *cpu_policies)
 
-/* A solve that can never finish. Push: one row gets a dependency that never
- * arrives. Pull, two workers (corrupt_threads; one worker runs the SET
+/* A solve that can never finish. Push: a position with a predecessor on
+ * the other worker waits for one more than it has (its cross slot's count,
+ * cpu_plan.slot_preds). Pull, two workers (corrupt_threads; one worker runs the SET
  * order and trusts it, waiting for nothing): a row is made to wait on the
  * last one of the order, which its worker reaches only after rows that wait
  * on this one's. The CPU plan is in position space (cpu_exec_layout):
@@ -29,7 +30,10 @@ static const ata_policy cpu_policies[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCF
 static void cpu_corrupt(ata_plan *p)
 {
     const int n = p->n;
-    if (p->opt.traversal == ATA_PUSH) p->indeg[n / 2] += 1;
+    if (p->opt.traversal == ATA_PUSH) {
+        assert_true(cpu_plan_of(p)->push_nslots > 0);
+        cpu_plan_of(p)->slot_preds[cpu_plan_of(p)->push_nslots / 2] += 1;
+    }
     else p->T->col[p->T->rowptr[n / 2]] = n - 1;
 }
 
@@ -646,6 +650,108 @@ static void test_relayout_one(void **state)
     ata_context_destroy(two);
 }
 
+/* Push on the CPU (run_push_col, exec_push_natural): a one-thread
+ * context's plan walks the columns in their natural order, bitwise the
+ * reference's push (ata_ref_sptrsv_csc, the same order of subtractions);
+ * two workers sum plainly where a position's predecessors are all its
+ * worker's, else the others' sums go to a cross slot, atomically, counted
+ * down to 0 (within 1e-12 of the reference); both
+ * name the first non-finite row. auto's timing, made to find the two
+ * workers slow, keeps one and lays the plan out again in natural order. */
+static void test_push_workers(void **state)
+{
+    (void)state;
+    const char *specs[] = { "circuit:6000", "lap3d:14", "lap2d:40x30,perm=3" };
+    ata_context *one = make_ctx(1, 20), *two = two_workers_or_skip(20, "push on one worker only");
+    for (int m = 0; m < 3; m++)
+        for (int u = 0; u < 2; u++) {
+            const ata_uplo uplo = u ? ATA_UPPER : ATA_LOWER;
+            ata_csr *A, *Tc;
+            TU_OK(ata_gen_from_spec(specs[m], &A));
+            TU_OK(ata_csr_transpose(A, &Tc));     /* A is symmetric: its CSC, either triangle read by column */
+            const int n = A->nrows;
+            double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x), *xr = malloc((size_t)n * sizeof *xr);
+            tu_random_vec(b, n, 100 + m);
+            TU_OK(ata_ref_sptrsv_csc(Tc, uplo, ATA_NON_UNIT, b, xr));
+            ata_plan_options po = ata_plan_defaults();
+            po.uplo = uplo;
+            po.traversal = ATA_PUSH;
+            ata_plan *p;
+            TU_OK(ata_sptrsv_plan_create(one, A, &po, &p));
+            assert_true(cpu_plan_of(p)->push_natural);
+            TU_OK(ata_sptrsv(p, b, x));
+            if (memcmp(x, xr, (size_t)n * sizeof *x)) fail_msg("%s %s, one worker: not bitwise the reference push", specs[m], u ? "upper" : "lower");
+            const int bad = u ? n / 3 : 2 * n / 3;      /* rows after it in solve order are reached only through it */
+            double keep = b[bad];
+            expect_bad_row(p, b, x, bad);
+            b[bad] = keep;
+            ata_plan_destroy(p);
+            if (two) {
+                const ata_policy pols[] = { ATA_POLICY_LEVELSET, ATA_POLICY_SYNCFREE, ATA_POLICY_CA, ATA_POLICY_CHAIN };
+                for (int k = 0; k < 4; k++) {
+                    po.policy = pols[k];
+                    po.S = k == 1 ? 0 : 16;
+                    TU_OK(ata_sptrsv_plan_create(two, A, &po, &p));
+                    assert_false(cpu_plan_of(p)->push_natural);
+                    for (int r = 0; r < 2; r++) {
+                        for (int i = 0; i < n; i++) x[i] = NAN;
+                        TU_OK(ata_sptrsv(p, b, x));
+                        const double d = tu_rel_diff(x, xr, n);
+                        if (!(d <= 1e-12)) fail_msg("%s %s %s, two workers, solve %d: %.3g from the reference", specs[m],
+                                                    u ? "upper" : "lower", ata_policy_name(pols[k]), r, d);
+                    }
+                    const cpu_plan *cp = cpu_plan_of(p);
+                    assert_int_equal(cp->push_nt, 2);
+                    int slots = 0, plain[2] = { 0, 0 };
+                    for (int i = 0; i < n; i++) {
+                        const int c = cp->push_code[i];
+                        if (c < 0) { plain[~c]++; continue; }
+                        if (c != slots++ || cp->slot_owner[c] > 1 || cp->slot_preds[c] < 1)
+                            fail_msg("%s %s: position %d: slot %d (owner %d, %d predecessors)", specs[m],
+                                     ata_policy_name(pols[k]), i, c, cp->slot_owner[c], cp->slot_preds[c]);
+                        if (cp->slot_pending[c] != 0) fail_msg("%s %s: position %d: %d predecessors pending after the solve",
+                                                               specs[m], ata_policy_name(pols[k]), i, cp->slot_pending[c]);
+                    }
+                    if (slots != cp->push_nslots || !plain[0] || !plain[1] || (m == 0 && !slots))
+                        fail_msg("%s %s: %d and %d positions with plain sums, %d cross slots (of %d)", specs[m],
+                                 ata_policy_name(pols[k]), plain[0], plain[1], slots, cp->push_nslots);
+                    expect_bad_row(p, b, x, bad);
+                    b[bad] = keep;
+                    ata_plan_destroy(p);
+                }
+                /* auto's timing with the two workers' solves made slow */
+                po.policy = ATA_POLICY_CA;
+                po.S = 16;
+                TU_OK(ata_sptrsv_plan_create(two, A, &po, &p));
+                p->auto_policy = 1;
+                for (int k = 0; k < ATA_AUTO_TUNE_SOLVES + 2; k++) {
+                    if (k == ATA_AUTO_TUNE_SOLVES - 1)
+                        for (int i = 0; i < CPU_TUNE_SOLVES; i++) cpu_plan_of(p)->tune_s[0][i] = 1.0;
+                    TU_OK(ata_sptrsv(p, b, x));
+                    if (!(tu_rel_diff(x, xr, n) <= 1e-12)) fail_msg("%s, timed solve %d: off the reference", specs[m], k);
+                }
+                assert_true(cpu_plan_of(p)->push_natural);
+                if (!strstr(ata_plan_choice(p), "kept 1 worker") || !strstr(ata_plan_choice(p), "columns in their natural order"))
+                    fail_msg("%s after the timing: %s", specs[m], ata_plan_choice(p));
+                TU_OK(ata_sptrsv(p, b, x));
+                if (memcmp(x, xr, (size_t)n * sizeof *x)) fail_msg("%s, laid out again: not bitwise the reference push", specs[m]);
+                for (int q = 0; q < A->nnz; q++) A->val[q] *= 1.0 + 0.25 * (A->col[q] % 3);   /* symmetric still */
+                TU_OK(ata_sptrsv_plan_update_values(p, A));
+                ata_csr_free(Tc);
+                TU_OK(ata_csr_transpose(A, &Tc));
+                TU_OK(ata_ref_sptrsv_csc(Tc, uplo, ATA_NON_UNIT, b, xr));
+                TU_OK(ata_sptrsv(p, b, x));
+                if (memcmp(x, xr, (size_t)n * sizeof *x)) fail_msg("%s, laid out again, new values: not bitwise", specs[m]);
+                assert_int_equal(cpu_exec_relayout_one(p), ATA_ERR_UNSUPPORTED);
+                ata_plan_destroy(p);
+            }
+            free(b); free(x); free(xr);
+            ata_csr_free(A); ata_csr_free(Tc);
+        }
+    ata_context_destroy(one);
+    if (two) ata_context_destroy(two);
+}
+
 /* The workers' schedules (cpu_sched.h): every predecessor finished before a
  * row runs, waits and segments only forwards (deadlock freedom), on the
  * plans' own schedules (2 workers here) and on schedules made afresh for
@@ -1181,6 +1287,7 @@ int main(void)
         cmocka_unit_test(test_pull_staging),
         cmocka_unit_test(test_natural_walk),
         cmocka_unit_test(test_relayout_one),
+        cmocka_unit_test(test_push_workers),
         cmocka_unit_test(test_diag_inverse),
         cmocka_unit_test(test_worker_schedules),
         cmocka_unit_test(test_tune_margin),

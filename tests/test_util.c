@@ -234,7 +234,9 @@ static void check_info(const ata_plan *p, const ata_plan_options *po, const char
         assert_true(in.f == in.m);
     }
     /* At most 6 words per row (order, flags, push counters, the CPU's x
-     * copy), one per level-run and ~2.25 per atask (README). Level-runs are
+     * copy), one per level-run and ~2.25 per atask (README); a CPU push on
+     * several workers adds up to 17 bytes a row (its cross slots:
+     * cpu_exec.c, push_owners). Level-runs are
      * pieces of levels cut at atask boundaries: at most levels + atasks.
      * Counting runs and atasks by what the plan reports keeps the bound
      * exact when a loaded machine's probe picks a small S. */
@@ -244,7 +246,8 @@ static void check_info(const ata_plan *p, const ata_plan_options *po, const char
      * other worker), and a cache line of count. */
     const size_t nt = in.threads_used > 1 ? (size_t)in.threads_used : 0;
     const size_t segs = nt * ((size_t)in.levels + (size_t)in.atasks) * (3 + 2 * (nt ? nt - 1 : 0)) + 16 * nt;
-    if (S == 0 && in.plan_bytes > sizeof(int) * (words + segs) + (size_t)in.atasks + 64)
+    const size_t slots = po->traversal == ATA_PUSH && in.threads_used > 1 ? (size_t)17 * n : 0;
+    if (S == 0 && in.plan_bytes > sizeof(int) * (words + segs) + slots + (size_t)in.atasks + 64)
         fail_msg("%s: plan uses %zu bytes for %d rows, %d levels, %d atasks", name, in.plan_bytes, n,
                  in.levels, in.atasks);
 }

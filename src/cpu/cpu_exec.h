@@ -42,6 +42,21 @@ typedef struct cpu_plan {
                                down: cpu_order_steps_down) */
     unsigned char *nat_len; /* nodes as node_len, in that natural order (rows
                                ascending; upper descending); NULL: none */
+    /* Push on several workers (push_owners): a position all of whose
+     * predecessors run on its own worker gets its partial sums in xp,
+     * plainly; one with a predecessor on another worker is a cross slot:
+     * its own worker's sums go to xp, the others' to the slot's xc,
+     * atomically, each counted down in the slot's pending count. */
+    int push_natural;       /* push on one worker: T and x in the input's order,
+                               columns walked in it (exec_push_natural) */
+    int push_nt;            /* the workers push_code was made for; 0: none */
+    int *push_code;         /* n: ~worker, or the position's cross slot */
+    int push_nslots;
+    unsigned char *slot_owner;  /* per slot: the position's worker */
+    int *slot_preds;        /* per slot: its predecessors on other workers */
+    int *slot_pending;      /* per slot, per solve: those not finished (atomic) */
+    double *slot_xc;        /* per slot, per solve: their sums (atomic) */
+    size_t push_bytes;      /* what the above take (plan_bytes) */
     int *seg_order;         /* segmented: segments in the order they were made
                                (by position), as one worker runs them */
     /* Policy auto: the first 2 * CPU_TUNE_SOLVES one-column solves alternate
@@ -121,10 +136,13 @@ long long cpu_exec_segments_helped(void);
  * from then on (no timing again when the load changes). Measured 2026-11-27
  * (ata-bench sptrsv, 2 threads, 200 solves, auto against the serial loop
  * of the same run): bayer10 1.49x on the two workers' layout, 0.95-0.98x
- * laid out again; bcsstk13 1.43x, 1.15x (as a one-thread context). Only where the plan owns T (a borrowed T
- * is read in place by its owner's updates) and is a pull solve; the same
- * bits. ATA_ERR_UNSUPPORTED, nothing done, where it does not apply; on an
- * error the old layout stays. Tests call it directly. */
+ * laid out again; bcsstk13 1.43x, 1.15x (as a one-thread context). A push
+ * solve of any size, laid out for several workers, is laid out again with
+ * its columns in their natural order (exec_push_natural): the same walk
+ * as the serial loop's, no gather or scatter of x. Only where the plan
+ * owns T (a borrowed T is read in place by its owner's updates); pull
+ * keeps its bits. ATA_ERR_UNSUPPORTED, nothing done, where it does not
+ * apply; on an error the old layout stays. Tests call it directly. */
 #define EXEC_RELAYOUT_MAX_N 16384
 ata_status cpu_exec_relayout_one(ata_plan *p);
 /* Tests: cpu_sched_check on the plan's own worker schedule (nt 0; ATA_OK
