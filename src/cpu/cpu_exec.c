@@ -536,11 +536,11 @@ static void stage_scatter(exec_job *J, int tid, int nt)
  * else into its cross slot's sum with an atomic and a count down of the
  * slot's pending predecessors, which a tracked column waits for (an
  * untracked one's all finished before the barrier). Other workers' sums
- * go to a slot apart, not to xp, so the two workers do not write the same
- * lines where their shares of a level meet. Measured, lap3d:100 upper, 2
- * threads: every entry through an atomic and a counter, 25 ms a solve;
- * the serial loop 8.7; this 5.7-6.5; the cross entries atomically into
- * xp itself, 9.1-9.6. */
+ * go to a slot apart, not to xp, so that the workers do not write the
+ * same lines of xp where their shares of a level meet. Measured,
+ * lap3d:100 upper, 2 threads, one ata-bench run: every entry through an
+ * atomic and a counter (before), 25 ms a solve against the serial loop's
+ * 8.7. */
 static int run_push_col(exec_job *J, int k, int j, int tracked, int tid)
 {
     const ata_plan *p = J->p;
