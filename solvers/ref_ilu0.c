@@ -11,6 +11,11 @@ ata_status ata_ref_ilu0(ata_csr *A)
     if (A->nrows != A->ncols)
         return ata_fail(ATA_ERR_NOT_SQUARE, "ilu0: matrix is %d x %d", A->nrows, A->ncols);
     ATA_TRY(csr_check_structure(A, "ilu0"));
+    return ref_ilu0_checked(A);
+}
+
+ata_status ref_ilu0_checked(ata_csr *A)
+{
     const int n = A->nrows;
     int *diag = mem_alloc((size_t)n * sizeof *diag), *work = mem_alloc((size_t)n * sizeof *work);
     ata_status st = ATA_OK;

@@ -10,6 +10,9 @@ ata_status ilu0_find_diag(const ata_csr *A, int *diag);
 /* The failure for a bad pivot u of row i: ZERO_PIVOT if zero, NONFINITE if
  * Inf or NaN; the reference and every backend report it so. */
 ata_status ilu0_pivot_fail(int row, double u);
+/* ata_ref_ilu0 on a square matrix whose structure csr_check_structure has
+ * passed (ata_spilu0 checks A, then factors its copy: one check, not two). */
+ata_status ref_ilu0_checked(ata_csr *A);
 
 /* Position of column j in Aj[lo..hi) (sorted), or -1; *from advances to
  * where the next, larger j can start its search. */

@@ -4,6 +4,7 @@
 #include "csr.h"
 #include "error.h"
 #include "context.h"
+#include "ilu0_row.h"
 #include "plan.h"
 
 ata_status ata_spilu0(ata_context *ctx, const ata_csr *A,
@@ -24,7 +25,7 @@ ata_status ata_spilu0(ata_context *ctx, const ata_csr *A,
      * ilu0, 2 threads, one run: lap3d:100 chain 81 ms, ca 118, the serial
      * loop 24; circuit:300000 ca 93 against 35). */
     if (o.policy == ATA_POLICY_AUTO && ctx->backend == ATA_BACKEND_CPU) {
-        ata_status st = ata_ref_ilu0(F);
+        ata_status st = ref_ilu0_checked(F);    /* F: A's copy, checked above */
         if (st == ATA_OK) *LU = F;
         else ata_csr_free(F);
         return st;
