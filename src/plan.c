@@ -286,6 +286,9 @@ static void plan_describe(ata_plan *p, const dag *d)
             w += snprintf(p->choice + w, sizeof p->choice - w, "; S %d (Eq. 5.2 on the worker schedule's cost model: "
                           "a hand-off %.0f entries' work, a row %.1f; no probes)", in->S, SCHED_SYNC,
                           model_row_work(p));
+        else if (!(in->T_u > 0) && p->kind == PLAN_SPTRSV && p->opt.traversal == ATA_PUSH)
+            w += snprintf(p->choice + w, sizeof p->choice - w, "; S %d (S_min: no probes; push has no worker "
+                          "schedule: about a level an adaptive task)", in->S);
         else if (!(in->T_u > 0))
             w += snprintf(p->choice + w, sizeof p->choice - w, "; S %d (S_min: no probes; the workers' schedule "
                           "groups thin levels itself)", in->S);
