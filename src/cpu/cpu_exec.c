@@ -154,10 +154,10 @@ static int wait_u32(exec_job *J, atomic_uint *f, uint32_t want, int row, int dep
     return cpu_wait(&J->ctl, &J->ev, dep_ready, dep_check, &w);
 }
 
-/* x_i -= v with a CAS loop: C11 has no atomic add on double. */
-static void atomic_sub_double(double *addr, double v)
+/* *a -= v, *a a double's bits, with a CAS loop: C11 has no atomic add on
+ * double. */
+static void atomic_sub_double(_Atomic uint64_t *a, double v)
 {
-    _Atomic uint64_t *a = (_Atomic uint64_t *)(void *)addr;
     uint64_t old = atomic_load_explicit(a, memory_order_relaxed), nw;
     do {
         double d;
@@ -545,7 +545,7 @@ static void push_flush(const cpu_plan *cp, push_defer *d)
 {
     for (int e = 0; e < d->n; e++) {
         atomic_sub_double(&cp->slot_xc[d->slot[e]], d->v[e]);
-        atomic_fetch_sub_explicit((atomic_int *)&cp->slot_pending[d->slot[e]], 1, memory_order_release);
+        atomic_fetch_sub_explicit(&cp->slot_pending[d->slot[e]], 1, memory_order_release);
     }
     d->n = 0;
 }
@@ -579,12 +579,12 @@ static int run_push_col(exec_job *J, int k, int j, int tracked, int tid, push_de
     double xj = xp[k];
     const int slot = J->nt > 1 ? cp->push_code[k] : -1;
     if (slot >= 0) {
-        atomic_uint *pend = (atomic_uint *)&cp->slot_pending[slot];
+        atomic_uint *pend = &cp->slot_pending[slot];
         if (tracked && atomic_load_explicit(pend, memory_order_acquire) != 0) {
             push_flush(cp, defer);
             if (wait_u32(J, pend, 0, j, -1)) return -1;
         }
-        const uint64_t bits = atomic_load_explicit((_Atomic uint64_t *)(void *)&cp->slot_xc[slot], memory_order_relaxed);
+        const uint64_t bits = atomic_load_explicit(&cp->slot_xc[slot], memory_order_relaxed);
         double d;
         memcpy(&d, &bits, sizeof d);
         xj += d;
@@ -886,6 +886,9 @@ static void run_share(const agg_result *s, int a, int r, int tid, int nt, int *k
  * exec_worker shares the runs out, and a cross slot for each position
  * with a predecessor on another worker. Made by the layout, again at a
  * solve on another number of workers. */
+/* A worker's number, ~t, fits a slot's owner byte. */
+_Static_assert(EXEC_MAX_THREADS <= UCHAR_MAX + 1, "slot_owner holds a worker's number in a byte");
+
 static void push_slots_free(cpu_plan *cp)
 {
     free(cp->slot_owner); free(cp->slot_preds); free(cp->slot_pending); free(cp->slot_xc);
@@ -908,6 +911,8 @@ static ata_status push_owners(ata_plan *p, int nt)
     cp->push_code = code;
     if (!code || !npred) {
         free(npred);
+        free(cp->push_code);    /* (counted only with the rest: push_bytes) */
+        cp->push_code = NULL;
         return ata_fail(ATA_ERR_NOMEM, "sptrsv: out of memory for a push on %d workers (n = %d)", nt, n);
     }
     for (int a = 0, r = 0; a < s->natasks; a++)
@@ -925,10 +930,12 @@ static ata_status push_owners(ata_plan *p, int nt)
     int ns = 0;
     for (int k = 0; k < n; k++) ns += npred[k] > 0;
     if (!(cp->slot_owner = mem_alloc((size_t)ns + 1)) || !(cp->slot_preds = mem_alloc(((size_t)ns + 1) * sizeof(int))) ||
-        !(cp->slot_pending = mem_alloc(((size_t)ns + 1) * sizeof(int))) ||
-        !(cp->slot_xc = mem_alloc(((size_t)ns + 1) * sizeof(double)))) {
+        !(cp->slot_pending = mem_alloc(((size_t)ns + 1) * sizeof *cp->slot_pending)) ||
+        !(cp->slot_xc = mem_alloc(((size_t)ns + 1) * sizeof *cp->slot_xc))) {
         push_slots_free(cp);
         free(npred);
+        free(cp->push_code);
+        cp->push_code = NULL;
         return ata_fail(ATA_ERR_NOMEM, "sptrsv: out of memory for a push on %d workers (%d positions)", nt, ns);
     }
     for (int k = 0, q = 0; k < n; k++)
@@ -940,7 +947,7 @@ static ata_status push_owners(ata_plan *p, int nt)
     free(npred);
     cp->push_nslots = ns;
     cp->push_nt = nt;
-    cp->push_bytes = sizeof(int) * (size_t)n + (1 + 2 * sizeof(int) + sizeof(double)) * (size_t)ns;
+    cp->push_bytes = sizeof(int) * (size_t)n + (1 + 2 * sizeof(int) + sizeof(uint64_t)) * (size_t)ns;
     p->info.plan_bytes += cp->push_bytes;
     return ATA_OK;
 }
@@ -961,8 +968,8 @@ static void exec_worker(void *arg, int tid, int nt)
             const cpu_plan *cp = cpu_plan_of(p);
             const int s0 = (int)((long long)cp->push_nslots * tid / nt), s1 = (int)((long long)cp->push_nslots * (tid + 1) / nt);
             for (int q = s0; q < s1; q++) {
-                atomic_store_explicit((atomic_int *)&cp->slot_pending[q], cp->slot_preds[q], memory_order_relaxed);
-                atomic_store_explicit((_Atomic uint64_t *)(void *)&cp->slot_xc[q], 0, memory_order_relaxed);  /* +0.0 */
+                atomic_store_explicit(&cp->slot_pending[q], (unsigned)cp->slot_preds[q], memory_order_relaxed);
+                atomic_store_explicit(&cp->slot_xc[q], 0, memory_order_relaxed);  /* +0.0 */
             }
         }
         if (cpu_plan_of(p)->xpos) stage_gather(J, tid, nt);    /* b read in order, written by position */

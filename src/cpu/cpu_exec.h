@@ -1,6 +1,8 @@
 /* cpu_exec.h - the CPU executors of a plan (see cpu_exec.c). */
 #ifndef ATA_CPU_EXEC_H
 #define ATA_CPU_EXEC_H
+#include <stdatomic.h>
+#include <stdint.h>
 #include "plan.h"
 #include "cpu_pool.h"
 #include "cpu_sched.h"
@@ -54,8 +56,8 @@ typedef struct cpu_plan {
     int push_nslots;
     unsigned char *slot_owner;  /* per slot: the position's worker */
     int *slot_preds;        /* per slot: its predecessors on other workers */
-    int *slot_pending;      /* per slot, per solve: those not finished (atomic) */
-    double *slot_xc;        /* per slot, per solve: their sums (atomic) */
+    atomic_uint *slot_pending;  /* per slot, per solve: those not finished */
+    _Atomic uint64_t *slot_xc;  /* per slot, per solve: their sum, a double's bits */
     size_t push_bytes;      /* what the above take (plan_bytes) */
     int *seg_order;         /* segmented: segments in the order they were made
                                (by position), as one worker runs them */
