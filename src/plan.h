@@ -18,7 +18,8 @@
  * and accumulates in x itself: x_i starts at b_i, every finished predecessor
  * column subtracts its contribution atomically, the owner then divides.
  * (The CPU backend counts and subtracts atomically only where a row has a
- * predecessor on another worker, and drops `indeg`: cpu_exec.c.) */
+ * predecessor on another worker, in counts of its own, and drops `indeg`
+ * and `pending`: cpu_exec.c.) */
 #ifndef ATA_PLAN_H
 #define ATA_PLAN_H
 #include <stdint.h>
