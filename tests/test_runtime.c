@@ -1291,6 +1291,83 @@ static void test_long_segment(void **state)
     ata_csr_free(R);
 }
 
+/* A's pattern without the couplings of rows i - 1 and i where i % 7 == 3:
+ * a grid's lines broken at places, chain's blocks of unequal lengths. */
+static ata_csr *broken_lines(const ata_csr *A)
+{
+    ata_csr *B;
+    TU_OK(ata_csr_alloc(A->nrows, A->ncols, A->nnz, &B));
+    int w = 0;
+    for (int i = 0; i < A->nrows; i++) {
+        B->rowptr[i] = w;
+        for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+            const int j = A->col[q], hi = i > j ? i : j;
+            if (abs(i - j) == 1 && hi % 7 == 3) continue;
+            B->col[w] = j;
+            B->val[w++] = A->val[q];
+        }
+    }
+    B->rowptr[A->nrows] = w;
+    B->nnz = w;
+    return B;
+}
+
+/* chain's blocks side by side (cpu_plan.lines, pull_lines1): on where rows
+ * are short and a level has blocks to pair, off for the 27-point stencil;
+ * bitwise the reference either way, on 1-3 workers (lines cut into pieces
+ * on several), both triangles, unit, non-unit and inverse diagonals, blocks
+ * of unequal lengths; a NaN is named at its row. */
+static void test_chain_lines(void **state)
+{
+    (void)state;
+    ata_csr *M[4], *G;
+    TU_OK(ata_gen_from_spec("lap3d:9x11x7", &M[0]));
+    TU_OK(ata_gen_from_spec("convdiff:9", &M[1]));
+    TU_OK(ata_gen_from_spec("lap3d:10", &G));
+    M[2] = broken_lines(G);
+    ata_csr_free(G);
+    TU_OK(ata_gen_from_spec("lap3d27:6", &M[3]));
+    const int on[4] = { 1, 1, 1, 0 };
+    const ata_diag diags[3] = { ATA_NON_UNIT, ATA_UNIT, ATA_NON_UNIT_INV };
+    int sides = 0;
+    for (int workers = 1; workers <= 3; workers++) {
+        ata_context *ctx = make_ctx(workers, 20);
+        for (int m = 0; m < 4; m++) {
+            const int n = M[m]->nrows;
+            double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x),
+                   *xr = malloc((size_t)n * sizeof *xr);
+            for (int v = 0; v < 6; v++) {
+                ata_plan_options po = ata_plan_defaults();
+                po.policy = ATA_POLICY_CHAIN;
+                po.uplo = v & 1 ? ATA_UPPER : ATA_LOWER;
+                po.diag = diags[v / 2];
+                ata_plan *p;
+                TU_OK(ata_sptrsv_plan_create(ctx, M[m], &po, &p));
+                const int lines = cpu_plan_of(p)->lines;
+                if (lines != on[m] || !strstr(ata_plan_choice(p), "side by side") != !on[m])
+                    fail_msg("matrix %d, %d workers, v%d: lines %d (%s)", m, workers, v, lines, ata_plan_choice(p));
+                if (lines) assert_false(cpu_plan_of(p)->nat_rows);
+                tu_random_vec(b, n, 60 + v);
+                TU_OK(ata_ref_sptrsv_csr(M[m], po.uplo, po.diag, b, xr));
+                for (int t = 0; t < 2; t++) {
+                    for (int i = 0; i < n; i++) x[i] = NAN;
+                    TU_OK(ata_sptrsv(p, b, x));
+                    if (memcmp(x, xr, (size_t)n * sizeof *x))
+                        fail_msg("matrix %d, %d workers, v%d, solve %d: not bitwise the reference (rel diff %g)", m,
+                                 workers, v, t, tu_rel_diff(x, xr, n));
+                }
+                sides += lines;
+                if (m == 2 && v == 0) expect_bad_row(p, b, x, n / 2);
+                ata_plan_destroy(p);
+            }
+            free(b); free(x); free(xr);
+        }
+        ata_context_destroy(ctx);
+    }
+    assert_int_equal(sides, 3 * 3 * 6);
+    for (int m = 0; m < 4; m++) ata_csr_free(M[m]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1304,6 +1381,7 @@ int main(void)
         cmocka_unit_test(test_relayout_one),
         cmocka_unit_test(test_push_workers),
         cmocka_unit_test(test_diag_inverse),
+        cmocka_unit_test(test_chain_lines),
         cmocka_unit_test(test_worker_schedules),
         cmocka_unit_test(test_tune_margin),
         cmocka_unit_test(test_upper_on_lower_levels),

@@ -301,6 +301,38 @@ static inline __attribute__((always_inline)) void prefetch_x(const double *xp, c
     __builtin_prefetch(&xp[Tj[a]], 0, 0);
 }
 
+/* Position k of a pull: T's row tr and x's slot r (see pull_rows). */
+static inline __attribute__((always_inline)) void pull_at(const int src, const int *restrict order, int toff, int k,
+                                                          int *tr, int *r)
+{
+    *tr = src == PULL_INDEX ? order[k] : src == PULL_DOWN ? toff - k : k + toff;
+    *r = src == PULL_DIRECT ? k : *tr;
+}
+
+/* One row of pull_rows1 / pull_lines1: its x, not stored. */
+static inline __attribute__((always_inline)) double pull_row(const int *restrict Tp, const int *restrict Tj,
+                                                             const double *restrict Tx, const float *restrict Tf,
+                                                             const double *restrict b, const double *xp, int tr, int r,
+                                                             const int src, const int f32, const int up, const int dk,
+                                                             const int inv, const int step, const int last)
+{
+#define PULL_TERM(q) ((f32 ? (double)Tf[q] : Tx[q]) * xp[Tj[q]])
+    int lo = Tp[tr], hi = Tp[tr + 1];
+    const int dq = dk == 1 ? --hi : dk == 2 ? lo++ : 0;
+    double s = src == PULL_STAGED ? xp[r] : b[r];
+    if (step) {     /* loops of their own: no test per entry elsewhere */
+        if (up) for (int q = hi - 1; q >= lo; q--) { prefetch_x(xp, Tj, q, step, last); s -= PULL_TERM(q); }
+        else for (int q = lo; q < hi; q++) { prefetch_x(xp, Tj, q, step, last); s -= PULL_TERM(q); }
+    } else if (up) for (int q = hi - 1; q >= lo; q--) s -= PULL_TERM(q);
+    else for (int q = lo; q < hi; q++) s -= PULL_TERM(q);
+#undef PULL_TERM
+    if (dk) {
+        const double d = f32 ? (double)Tf[dq] : Tx[dq];
+        s = inv ? s * d : s / d;
+    }
+    return s;
+}
+
 /* pull_rows for what nearly every solve is: one column, no wait, no flag
  * to publish, with the diagonal's place (dk: 0 none, 1 last, 2 first) and
  * its use (inv) compile-time too: pull_rows keeps ~25 instructions of
@@ -322,26 +354,72 @@ static inline __attribute__((always_inline)) void pull_rows1(exec_job *J, int k0
      * mostly steps for PULL_INDEX (cpu_plan.x_prefetch), else up */
     const int pf = cpu_plan_of(p)->x_prefetch, last = p->T->nnz - 1;
     const int dir = src == PULL_DOWN ? -1 : src == PULL_INDEX ? pf : 1, step = pf ? dir * CPU_PREFETCH_AHEAD : 0;
-#define PULL_TERM(q) ((f32 ? (double)Tf[q] : Tx[q]) * xp[Tj[q]])
     for (int k = k0; k < k1; k++) {
-        const int tr = src == PULL_INDEX ? order[k] : src == PULL_DOWN ? toff - k : k + toff;
-        const int r = src == PULL_DIRECT ? k : tr;
-        int lo = Tp[tr], hi = Tp[tr + 1];
-        const int dq = dk == 1 ? --hi : dk == 2 ? lo++ : 0;
-        double s = src == PULL_STAGED ? xp[r] : b[r];
-        if (step) {     /* loops of their own: no test per entry elsewhere */
-            if (up) for (int q = hi - 1; q >= lo; q--) { prefetch_x(xp, Tj, q, step, last); s -= PULL_TERM(q); }
-            else for (int q = lo; q < hi; q++) { prefetch_x(xp, Tj, q, step, last); s -= PULL_TERM(q); }
-        } else if (up) for (int q = hi - 1; q >= lo; q--) s -= PULL_TERM(q);
-        else for (int q = lo; q < hi; q++) s -= PULL_TERM(q);
-        if (dk) {
-            const double d = f32 ? (double)Tf[dq] : Tx[dq];
-            s = inv ? s * d : s / d;
-        }
+        int tr, r;
+        pull_at(src, order, toff, k, &tr, &r);
+        const double s = pull_row(Tp, Tj, Tx, Tf, b, xp, tr, r, src, f32, up, dk, inv, step, last);
         xp[r] = s;
         nf += s - s;
     }
-#undef PULL_TERM
+    if (nf != 0) note_bad_range(J, xp, k0, k1, toff, src, 1);
+}
+
+/* pull_rows1 on chain's blocks (cpu_plan.lines): [k0, k1) lies in one
+ * block level, whose blocks need nothing of each other; each block's rows
+ * need the row before. Walked one block after another, every row waits for
+ * the row before it (its x, a divide); CPU_LINES blocks walked side by side,
+ * a row of each in turn, overlap those waits. Each row's sum is the same
+ * operations in the same order: the same bits. */
+#define CPU_LINES 4     /* pull_lines1 writes the four out */
+static inline __attribute__((always_inline)) void pull_lines1(exec_job *J, int k0, int k1, int toff, const int src,
+                                                              const int f32, const int up, const int dk, const int inv)
+{
+    const ata_plan *p = J->p;
+    const int *restrict Tp = p->T->rowptr, *restrict Tj = p->T->col, *restrict order = p->sched.order;
+    const double *restrict Tx = p->T->val, *restrict b = J->b;
+    const float *restrict Tf = cpu_plan_of(p)->fval;
+    const int *restrict bp = p->sched.block_ptr;
+    double *xp = pull_xp(J);
+    double nf = 0;
+    int lo = 0, hi = p->sched.nblocks;     /* the block holding k0: bp[blk] <= k0 < bp[blk + 1] */
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) / 2;
+        if (bp[mid] <= k0) lo = mid; else hi = mid;
+    }
+    int blk = lo, k = k0;
+    while (k < k1) {
+        int a[CPU_LINES], e[CPU_LINES], m = 0, len = INT_MAX;
+        for (; m < CPU_LINES && k < k1; m++, blk++) {
+            a[m] = k;
+            e[m] = bp[blk + 1] < k1 ? bp[blk + 1] : k1;
+            if (e[m] - a[m] < len) len = e[m] - a[m];
+            k = e[m];
+        }
+        if (m < CPU_LINES) len = 0;
+        /* a row of each block, all four sums before any store (written out:
+         * as a loop over the blocks GCC kept it a loop, 1.2x slower) */
+#define LINE_SUM(u)                                                              \
+    int tr##u, r##u;                                                             \
+    pull_at(src, order, toff, a[u] + t, &tr##u, &r##u);                          \
+    const double v##u = pull_row(Tp, Tj, Tx, Tf, b, xp, tr##u, r##u, src, f32, up, dk, inv, 0, 0)
+        for (int t = 0; t < len; t++) {
+            LINE_SUM(0);
+            LINE_SUM(1);
+            LINE_SUM(2);
+            LINE_SUM(3);
+            xp[r0] = v0; xp[r1] = v1; xp[r2] = v2; xp[r3] = v3;
+            nf += (v0 - v0) + (v1 - v1) + (v2 - v2) + (v3 - v3);
+        }
+#undef LINE_SUM
+        for (int u = 0; u < m; u++)     /* the blocks' rest, one after another */
+            for (int q = a[u] + len; q < e[u]; q++) {
+                int tr, r;
+                pull_at(src, order, toff, q, &tr, &r);
+                const double v = pull_row(Tp, Tj, Tx, Tf, b, xp, tr, r, src, f32, up, dk, inv, 0, 0);
+                xp[r] = v;
+                nf += v - v;
+            }
+    }
     if (nf != 0) note_bad_range(J, xp, k0, k1, toff, src, 1);
 }
 
@@ -350,6 +428,13 @@ static inline __attribute__((always_inline)) void pull_one_diag(exec_job *J, int
 {
     const ata_plan *p = J->p;
     const int dk = p->opt.diag == ATA_UNIT ? 0 : p->opt.uplo == ATA_LOWER ? 1 : 2;
+    if (cpu_plan_of(p)->lines) {
+        if (dk == 0 && p->opt.uplo == ATA_LOWER) pull_lines1(J, k0, k1, toff, src, f32, 0, 0, 0);
+        else if (dk == 0) pull_lines1(J, k0, k1, toff, src, f32, 1, 0, 0);
+        else if (dk == 1) { if (p->diag_inv) pull_lines1(J, k0, k1, toff, src, f32, 0, 1, 1); else pull_lines1(J, k0, k1, toff, src, f32, 0, 1, 0); }
+        else { if (p->diag_inv) pull_lines1(J, k0, k1, toff, src, f32, 1, 2, 1); else pull_lines1(J, k0, k1, toff, src, f32, 1, 2, 0); }
+        return;
+    }
     if (dk == 0 && p->opt.uplo == ATA_LOWER) pull_rows1(J, k0, k1, toff, src, f32, 0, 0, 0);
     else if (dk == 0) pull_rows1(J, k0, k1, toff, src, f32, 1, 0, 0);
     else if (dk == 1) { if (p->diag_inv) pull_rows1(J, k0, k1, toff, src, f32, 0, 1, 1); else pull_rows1(J, k0, k1, toff, src, f32, 0, 1, 0); }
@@ -1753,6 +1838,40 @@ int cpu_order_steps_down(const int *order, int n)
     return down > up;
 }
 
+/* cpu_plan.lines: chain's blocks side by side (pull_lines1) where its rows
+ * are short, CPU_LINES_MAX_ENTRIES entries off the diagonal or fewer on
+ * average: there a row's time is the wait for the row before it (its x,
+ * then the divide), which the blocks side by side overlap. Long rows are
+ * bound by their own sums and streams, and the side-by-side walk reads
+ * CPU_LINES times as many streams of x at once. Measured 2026-11-28 (one
+ * process, plans alternated, 40 solves, medians, ms, chain without -> with):
+ * one worker, lower: lap3d:100 8.22 -> 5.89, lap3d:60 1.76 -> 1.39,
+ * convdiff:60 1.73 -> 1.39, lap3d:80x80x40 2.02 -> 1.60, lap3d:40 0.55 ->
+ * 0.56; upper 8.38 -> 6.07, 1.73 -> 1.51, 1.68 -> 1.37, 2.48 -> 2.26, 0.60 ->
+ * 0.43; two workers 0.96-1.38x (lap3d:100 level). The 27-point lap3d27 (13
+ * entries a row), one worker: lap3d27:40 0.79 -> 1.08, lap3d27:70 3.35 ->
+ * 4.93 (two workers 1.08-1.15x): left out. Nodes have their own kernel
+ * (cpu_nodes.c). The one-worker natural walk (layout_natural) walks the
+ * same blocks one after another: the blocks side by side replace it. */
+#define CPU_LINES_MAX_ENTRIES 8
+static void layout_lines(ata_plan *p)
+{
+    cpu_plan *cp = cpu_plan_of(p);
+    const ata_csr *T = p->T;
+    cp->lines = 0;
+    if (p->kind != PLAN_SPTRSV || p->opt.traversal != ATA_PULL || !p->sched.block_ptr || cp->node_len || !p->n)
+        return;
+    const long long off = T->nnz - (p->opt.diag == ATA_UNIT ? 0 : (long long)p->n);
+    if (off > (long long)CPU_LINES_MAX_ENTRIES * p->n ||
+        (long long)p->sched.nblocks < (long long)CPU_LINES * p->sched.natasks)
+        return;     /* long rows; or too few blocks a level to walk side by side */
+    cp->lines = 1;
+    cp->nat_rows = 0;
+    const size_t used = strlen(p->choice);
+    snprintf(p->choice + used, sizeof p->choice - used, "; blocks of a level %d side by side (short rows)", CPU_LINES);
+    if (cp->choice_base) cp->choice_base = strlen(p->choice);
+}
+
 /* The layout's steps after the choice of workers. */
 static ata_status layout_rest(ata_plan *p)
 {
@@ -1763,6 +1882,7 @@ static ata_status layout_rest(ata_plan *p)
     ATA_TRY(layout_f32(p));
     ATA_TRY(layout_nodes(p));
     layout_prefetch(p);
+    layout_lines(p);
     return ATA_OK;
 }
 

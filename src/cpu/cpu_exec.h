@@ -42,6 +42,9 @@ typedef struct cpu_plan {
                                (layout_prefetch); 0 none, else the direction a
                                walk by row through the order takes (1 up T, -1
                                down: cpu_order_steps_down) */
+    int lines;              /* pull, one column, chain's blocks: a worker runs
+                               CPU_LINES blocks of a block level row by row side
+                               by side (pull_lines1) */
     unsigned char *nat_len; /* nodes as node_len, in that natural order (rows
                                ascending; upper descending); NULL: none */
     /* Push on several workers (push_owners): a position all of whose
