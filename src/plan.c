@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cpu/cpu_backend.h"
 #include "cpu/cpu_pool.h"
 #include "cpu/cpu_sched.h"
 #include "csr.h"
@@ -76,6 +77,9 @@ static double model_row_work(const ata_plan *p)
 }
 
 /* Eq. 5.1 and 5.2: S = max(S_min, R * T_l / T_u). */
+static int node_permille(const ata_csr *T, ata_uplo uplo);
+#define AUTO_NODES_PERMILLE 250
+
 static ata_status choose_S(ata_plan *p, int *S)
 {
     ata_context *ctx = p->ctx;
@@ -91,10 +95,20 @@ static ata_status choose_S(ata_plan *p, int *S)
          * lines of 772 2.4; README). */
         if (ctx->backend != ATA_BACKEND_CPU || !ctx->pool) { *S = POLICY_CHAIN_CAP; return ATA_OK; }
         const int preds = p->kind == PLAN_ILU0 || p->opt.traversal == ATA_PULL;
+        const ata_uplo uplo = p->kind == PLAN_ILU0 ? ATA_LOWER : p->opt.uplo;
         /* the workers a solve runs on (never more than the CPUs this
-         * process may use), as the layout counts them */
-        return agg_chain_cap(p->n, p->T->rowptr, p->T->col, preds, p->kind == PLAN_ILU0 ? ATA_LOWER : p->opt.uplo,
-                             cpu_pool_workers(ctx->pool), S);
+         * process may use), as the layout counts them; where a worker
+         * walks its blocks side by side (short rows, no nodes: cpu_exec.c,
+         * layout_lines), CPU_LINES blocks each: lines cut into pieces, the
+         * pieces of successive lines a wavefront (lap2d:1000, 1000 lines
+         * of 1000, one process, 30 solves, medians: one worker whole lines
+         * 8.51 ms, pieces of 100 or 200 rows side by side 6.80-6.89; two
+         * workers pieces of 500 4.61, of 100 3.25, ca 4.00) */
+        int ways = cpu_pool_workers(ctx->pool);
+        if (p->kind == PLAN_SPTRSV && preds && cpu_lines_rows_short(p->T, p->opt.diag != ATA_UNIT) &&
+            node_permille(p->T, uplo) < AUTO_NODES_PERMILLE)
+            ways *= CPU_LINES;
+        return agg_chain_cap(p->n, p->T->rowptr, p->T->col, preds, uplo, ways, S);
     }
     if (!(fl & POLICY_USES_S)) { *S = 1; return ATA_OK; }
     /* auto on the CPU: levels as they are (S_min) unless they are thin runs
@@ -199,7 +213,6 @@ static int chained_permille(const ata_csr *T, ata_uplo uplo)
  * and with one (cpu_exec.c). */
 #define AUTO_CHAIN_PERMILLE 500
 #define AUTO_CHAIN_MAX_WIDTH 1024   /* mean rows per level */
-#define AUTO_NODES_PERMILLE 250
 
 /* Rows of a triangle that continue a node (cpu_nodes.h: a PDE system
  * numbered point by point), per mille: a lower row whose entries left of

@@ -1313,26 +1313,28 @@ static ata_csr *broken_lines(const ata_csr *A)
 }
 
 /* chain's blocks side by side (cpu_plan.lines, pull_lines1): on where rows
- * are short and a level has blocks to pair, off for the 27-point stencil;
+ * are short and a level has blocks to pair (a 2D grid's lines, one a
+ * level, cut into pieces for it), off for the 27-point stencil;
  * bitwise the reference either way, on 1-3 workers (lines cut into pieces
  * on several), both triangles, unit, non-unit and inverse diagonals, blocks
  * of unequal lengths; a NaN is named at its row. */
 static void test_chain_lines(void **state)
 {
     (void)state;
-    ata_csr *M[4], *G;
+    ata_csr *M[5], *G;
     TU_OK(ata_gen_from_spec("lap3d:9x11x7", &M[0]));
     TU_OK(ata_gen_from_spec("convdiff:9", &M[1]));
     TU_OK(ata_gen_from_spec("lap3d:10", &G));
     M[2] = broken_lines(G);
     ata_csr_free(G);
     TU_OK(ata_gen_from_spec("lap3d27:6", &M[3]));
-    const int on[4] = { 1, 1, 1, 0 };
+    TU_OK(ata_gen_from_spec("lap2d:150x40", &M[4]));   /* a line a level: cut into pieces (choose_S) */
+    const int on[5] = { 1, 1, 1, 0, 1 };
     const ata_diag diags[3] = { ATA_NON_UNIT, ATA_UNIT, ATA_NON_UNIT_INV };
     int sides = 0;
     for (int workers = 1; workers <= 3; workers++) {
         ata_context *ctx = make_ctx(workers, 20);
-        for (int m = 0; m < 4; m++) {
+        for (int m = 0; m < 5; m++) {
             const int n = M[m]->nrows;
             double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x),
                    *xr = malloc((size_t)n * sizeof *xr);
@@ -1347,6 +1349,7 @@ static void test_chain_lines(void **state)
                 if (lines != on[m] || !strstr(ata_plan_choice(p), "side by side") != !on[m])
                     fail_msg("matrix %d, %d workers, v%d: lines %d (%s)", m, workers, v, lines, ata_plan_choice(p));
                 if (lines) assert_false(cpu_plan_of(p)->nat_rows);
+                if (m == 4) assert_true(p->sched.nblocks >= 4 * 40);     /* a line cut into CPU_LINES pieces or more */
                 tu_random_vec(b, n, 60 + v);
                 TU_OK(ata_ref_sptrsv_csr(M[m], po.uplo, po.diag, b, xr));
                 for (int t = 0; t < 2; t++) {
@@ -1364,8 +1367,8 @@ static void test_chain_lines(void **state)
         }
         ata_context_destroy(ctx);
     }
-    assert_int_equal(sides, 3 * 3 * 6);
-    for (int m = 0; m < 4; m++) ata_csr_free(M[m]);
+    assert_int_equal(sides, 3 * 4 * 6);
+    for (int m = 0; m < 5; m++) ata_csr_free(M[m]);
 }
 
 int main(void)

@@ -226,6 +226,12 @@ int cpu_gathers_at_random(const ata_csr *A)
     return far * 4 >= seen && seen > 0;
 }
 
+int cpu_lines_rows_short(const ata_csr *T, int stored_diag)
+{
+    const long long off = T->nnz - (stored_diag ? (long long)T->nrows : 0);
+    return T->nrows > 0 && off <= (long long)CPU_LINES_MAX_ENTRIES * T->nrows;
+}
+
 static ata_status cpu_spmv_create(ata_context *ctx, const ata_csr *A, void **h)
 {
     (void)ctx;

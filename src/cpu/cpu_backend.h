@@ -13,6 +13,15 @@ int cpu_gathers_at_random(const ata_csr *A);
  * reach (SpMV: 64 to 256 alike; the lower solve of circuit:1000000 in PCG:
  * 64 gained 15%, 128 and 256 25%). */
 #define CPU_PREFETCH_AHEAD 128
+/* chain's blocks walked side by side, CPU_LINES at a time (cpu_exec.c,
+ * pull_lines1), where a pull solve's rows are short: 1 where T's rows hold
+ * CPU_LINES_MAX_ENTRIES entries off the diagonal or fewer on average
+ * (stored_diag: T holds the diagonal too). chain then cuts lines into
+ * CPU_LINES pieces per worker where a level of blocks has fewer
+ * (plan.c, choose_S). */
+#define CPU_LINES 4
+#define CPU_LINES_MAX_ENTRIES 8
+int cpu_lines_rows_short(const ata_csr *T, int stored_diag);
 /* The CPU SpMV handle's choice (spmv_create). */
 int cpu_spmv_prefetches(const void *h);
 

@@ -370,7 +370,7 @@ static inline __attribute__((always_inline)) void pull_rows1(exec_job *J, int k0
  * the row before it (its x, a divide); CPU_LINES blocks walked side by side,
  * a row of each in turn, overlap those waits. Each row's sum is the same
  * operations in the same order: the same bits. */
-#define CPU_LINES 4     /* pull_lines1 writes the four out */
+_Static_assert(CPU_LINES == 4, "pull_lines1 writes the four blocks out");
 static inline __attribute__((always_inline)) void pull_lines1(exec_job *J, int k0, int k1, int toff, const int src,
                                                               const int f32, const int up, const int dk, const int inv)
 {
@@ -1853,17 +1853,14 @@ int cpu_order_steps_down(const int *order, int n)
  * 4.93 (two workers 1.08-1.15x): left out. Nodes have their own kernel
  * (cpu_nodes.c). The one-worker natural walk (layout_natural) walks the
  * same blocks one after another: the blocks side by side replace it. */
-#define CPU_LINES_MAX_ENTRIES 8
 static void layout_lines(ata_plan *p)
 {
     cpu_plan *cp = cpu_plan_of(p);
-    const ata_csr *T = p->T;
     cp->lines = 0;
     if (p->kind != PLAN_SPTRSV || p->opt.traversal != ATA_PULL || !p->sched.block_ptr || cp->node_len || !p->n)
         return;
-    const long long off = T->nnz - (p->opt.diag == ATA_UNIT ? 0 : (long long)p->n);
-    if (off > (long long)CPU_LINES_MAX_ENTRIES * p->n ||
-        (long long)p->sched.nblocks < (long long)CPU_LINES * p->sched.natasks)
+    if (!cpu_lines_rows_short(p->T, p->opt.diag != ATA_UNIT) ||
+        (long long)p->sched.nblocks < 2LL * p->sched.natasks)
         return;     /* long rows; or too few blocks a level to walk side by side */
     cp->lines = 1;
     cp->nat_rows = 0;
