@@ -253,19 +253,21 @@ static int node_permille(const ata_csr *T, ata_uplo uplo)
  * between solves): 1.21 against 1.01, on one worker 1.50 against 0.92.
  * Upper the same, since rows sum far to near (ref_sptrsv.c) and an upper
  * node's rows run side by side too. */
-/* Also chain where the rows are short and continue long lines, 999 rows in
- * 1000 or more (lines of 1000 rows or more on average), x is past the
- * caches (4 MiB, as cpu_gathers_at_random) and there are several workers:
- * each worker walks its pieces of successive lines side by side
- * (cpu_exec.c, layout_lines), every stream long, where ca gathers b and x
- * through levels that jump across the grid. Measured 2026-11-28 (one
- * process, plans alternated, 30 solves, medians, 2 threads, chain / auto
- * when auto ran ca, lower and upper): lap2d:4000x250 0.59-0.62, lap2d:2000
- * 0.64-0.75, lap2d:1000 0.91-0.98, lap3d:1000x30x30 0.79-0.83,
- * lap3d:2000x20x20 0.85, lap3d:500x40x40 0.83-0.84; left to ca: lap2d:1000x100
- * (x 0.8 MB) 1.07-1.15, lap2d:300 1.1-1.6, lap3d:100 (lines of 100)
- * 0.9-1.4; one worker, chain lost up to 1.4x (lap3d:2000x20x20). */
-#define AUTO_LINES_PERMILLE 999
+/* Also chain where x is past the caches (4 MiB, as cpu_gathers_at_random),
+ * the rows are short and there are several workers: each worker walks its
+ * blocks (pieces of successive lines where a level has few) side by side
+ * (cpu_exec.c, layout_lines) on T, b and x in place, every stream long,
+ * where ca stages b and x by position and gathers through levels that jump
+ * across the grid. Measured 2026-11-28, 2 threads, chain against ca
+ * (`ata-bench sptrsv`, 10 solves, medians, lower / upper): lap3d:100 0.69 /
+ * 1.02, convdiff:100 0.69 / 1.11, lap3d:128 0.67 / 0.88, lap3d:120x120x40
+ * 0.89 / 0.89; chain against auto when it ran ca (one process, plans
+ * alternated, 30 solves, medians, lower and upper): lap2d:4000x250
+ * 0.59-0.62, lap2d:2000 0.64-0.75, lap2d:1000 0.91-0.98, lap3d:1000x30x30
+ * 0.79-0.83, convdiff:100 0.53-0.94, lap3d:128 0.87-0.89. Left to ca where
+ * x fits: lap2d:1000x100 (0.8 MB) 1.05-1.46, lap2d:300 1.1-1.6, lap3d:60
+ * 0.86-1.08, lap3d:40 0.91-1.13; on one worker chain lost up to 1.4x
+ * (lap3d:2000x20x20). */
 #define AUTO_LINES_MIN_X (4u << 20)
 
 static ata_policy plan_resolve_policy(const ata_context *ctx, const ata_csr *T, int kind, const ata_plan_options *o,
@@ -280,7 +282,7 @@ static ata_policy plan_resolve_policy(const ata_context *ctx, const ata_csr *T, 
     if (*chained < AUTO_CHAIN_PERMILLE) return ATA_POLICY_CA;
     *nodes = node_permille(T, o->uplo);
     if (*nodes >= AUTO_NODES_PERMILLE) return ATA_POLICY_CHAIN;
-    if (*chained >= AUTO_LINES_PERMILLE && ctx->pool && cpu_pool_workers(ctx->pool) > 1 &&
+    if (ctx->pool && cpu_pool_workers(ctx->pool) > 1 &&
         (size_t)T->nrows * sizeof(double) >= AUTO_LINES_MIN_X && cpu_lines_rows_short(T, o->diag != ATA_UNIT))
         return ATA_POLICY_CHAIN;
     return ATA_POLICY_CA;
@@ -306,7 +308,7 @@ static void plan_describe(ata_plan *p, const dag *d)
                       "level: %s; from %d%% below %d rows a level S is Eq. 5.2's)", p->auto_chained / 10.0,
                       p->n / d->nlevels, p->opt.policy == ATA_POLICY_CHAIN
                       ? p->auto_nodes >= AUTO_NODES_PERMILLE ? "chained rows in nodes: chain's lines in place"
-                        : p->auto_nodes >= 0 ? "short rows in lines of 1000 or more and an x past the caches: chain's blocks side by side"
+                        : p->auto_nodes >= 0 ? "short rows and an x past the caches: chain's blocks side by side in place"
                         : "ILU0 on chained rows: chain's blocks in place"
                       : p->auto_group ? "thin levels of chained rows" : "levels as they are",
                       AUTO_CHAIN_PERMILLE / 10, AUTO_CHAIN_MAX_WIDTH);
