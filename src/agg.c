@@ -319,9 +319,11 @@ static void chain_blocks(int n, const int *ptr, const int *idx, int preds, ata_u
 
 #define AGG_CHAIN_ALIGN 12      /* nodes of 1, 2, 3, 4 or 6 rows */
 
-ata_status agg_chain_cap(int n, const int *ptr, const int *idx, int preds, ata_uplo uplo, int ways, int *cap)
+ata_status agg_chain_cap(int n, const int *ptr, const int *idx, int preds, ata_uplo uplo, int ways, int *cap,
+                         int *mean_block)
 {
     *cap = n > 0 ? n : 1;
+    if (mean_block) *mean_block = n;
     if (n < 2) return ATA_OK;
     int *bstart = mem_alloc(((size_t)n + 1) * sizeof *bstart), *blk = mem_alloc(((size_t)n + 1) * sizeof *blk);
     int *lev = mem_calloc((size_t)n + 1, sizeof *lev), nb, nlev;
@@ -339,6 +341,11 @@ ata_status agg_chain_cap(int n, const int *ptr, const int *idx, int preds, ata_u
         const long long mean = (n + (long long)nb - 1) / nb, piece = (mean + ways - 1) / ways;
         const long long c = (piece + AGG_CHAIN_ALIGN - 1) / AGG_CHAIN_ALIGN * AGG_CHAIN_ALIGN;
         *cap = (int)(c < n ? c : n);
+    }
+    if (mean_block) {
+        long long pieces = 0;
+        for (int b = 0; b < nb; b++) pieces += (bstart[b + 1] - bstart[b] + *cap - 1) / *cap;
+        *mean_block = (int)(n / pieces);
     }
     free(bstart); free(blk); free(lev);
     return ATA_OK;

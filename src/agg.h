@@ -50,8 +50,10 @@ void agg_free(agg_result *a);
  * each level of blocks `ways` of them on average; else each chain cut
  * into `ways` blocks (their mean length / ways): a grid whose lines
  * depend on each other (lap2d, a PDE system's nodes along a line) then
- * runs its lines' pieces as a wavefront. One pass over the pattern. */
-ata_status agg_chain_cap(int n, const int *ptr, const int *idx, int preds, ata_uplo uplo, int ways, int *cap);
+ * runs its lines' pieces as a wavefront. One pass over the pattern.
+ * mean_block (may be NULL): the blocks' mean length at that cap. */
+ata_status agg_chain_cap(int n, const int *ptr, const int *idx, int preds, ata_uplo uplo, int ways, int *cap,
+                         int *mean_block);
 /* dst = a copy of src (n tasks): the schedule agg_build would make again on
  * the same DAG, adjacency, policy and S. */
 ata_status agg_copy(const agg_result *src, int n, agg_result *dst);

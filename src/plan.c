@@ -104,11 +104,12 @@ static ata_status choose_S(ata_plan *p, int *S)
          * of 1000, one process, 30 solves, medians: one worker whole lines
          * 8.51 ms, pieces of 100 or 200 rows side by side 6.80-6.89; two
          * workers pieces of 500 4.61, of 100 3.25, ca 4.00) */
+        if (p->auto_chain_cap > 0) { *S = p->auto_chain_cap; return ATA_OK; }     /* plan_resolve_policy's */
         int ways = cpu_pool_workers(ctx->pool);
         if (p->kind == PLAN_SPTRSV && preds && cpu_lines_rows_short(p->T, p->opt.diag != ATA_UNIT) &&
             node_permille(p->T, uplo) < AUTO_NODES_PERMILLE)
             ways *= CPU_LINES;
-        return agg_chain_cap(p->n, p->T->rowptr, p->T->col, preds, uplo, ways, S);
+        return agg_chain_cap(p->n, p->T->rowptr, p->T->col, preds, uplo, ways, S, NULL);
     }
     if (!(fl & POLICY_USES_S)) { *S = 1; return ATA_OK; }
     /* auto on the CPU: levels as they are (S_min) unless they are thin runs
@@ -254,26 +255,29 @@ static int node_permille(const ata_csr *T, ata_uplo uplo)
  * Upper the same, since rows sum far to near (ref_sptrsv.c) and an upper
  * node's rows run side by side too. */
 /* Also chain where x is past the caches (4 MiB, as cpu_gathers_at_random),
- * the rows are short and there are several workers: each worker walks its
- * blocks (pieces of successive lines where a level has few) side by side
+ * the rows are short, there are several workers and chain's blocks (pieces
+ * of successive lines where a level has few lines: choose_S) hold 200 rows
+ * or more on average: each worker walks its blocks side by side
  * (cpu_exec.c, layout_lines) on T, b and x in place, every stream long,
  * where ca stages b and x by position and gathers through levels that jump
- * across the grid. Measured 2026-11-28, 2 threads, chain against ca
- * (`ata-bench sptrsv`, 10 solves, medians, lower / upper): lap3d:100 0.69 /
- * 1.02, convdiff:100 0.69 / 1.11, lap3d:128 0.67 / 0.88, lap3d:120x120x40
- * 0.89 / 0.89; chain against auto when it ran ca (one process, plans
- * alternated, 30 solves, medians, lower and upper): lap2d:4000x250
- * 0.59-0.62, lap2d:2000 0.64-0.75, lap2d:1000 0.91-0.98, lap3d:1000x30x30
- * 0.79-0.83, convdiff:100 0.53-0.94, lap3d:128 0.87-0.89. Left to ca where
- * x fits: lap2d:1000x100 (0.8 MB) 1.05-1.46, lap2d:300 1.1-1.6, lap3d:60
- * 0.86-1.08, lap3d:40 0.91-1.13; on one worker chain lost up to 1.4x
- * (lap3d:2000x20x20). */
+ * across the grid. Measured 2026-11-28, 2 threads, chain / ca, lower and
+ * upper, with a 32 MB write before each solve (one process, plans
+ * alternated, 24 solves, medians): lap2d:4000x250 (blocks of 504) 0.81,
+ * 0.64; lap2d:2000 (252) 0.91, 0.83; lap3d:1000x30x30 (1000) 0.88, 0.86;
+ * but lap2d:1000 (132) 1.16, 1.06, lap3d:128 (128) 1.00, 1.01,
+ * convdiff:100 (100) 1.13, 1.16, lap3d:100 (100) 1.09-1.13. Without the
+ * write (`ata-bench sptrsv`, consecutive solves, caches warm) chain won
+ * there too: lap3d:100 0.69 / 1.02, lap3d:128 0.67 / 0.88. Where x fits:
+ * lap2d:1000x100 1.05-1.46, lap2d:300 1.1-1.6. On one worker chain lost up
+ * to 1.4x (lap3d:2000x20x20). */
 #define AUTO_LINES_MIN_X (4u << 20)
+#define AUTO_LINES_MIN_BLOCK 200
 
 static ata_policy plan_resolve_policy(const ata_context *ctx, const ata_csr *T, int kind, const ata_plan_options *o,
-                                      int *chained, int *nodes)
+                                      int *chained, int *nodes, int *chain_cap)
 {
     *chained = *nodes = -1;
+    *chain_cap = 0;
     if (o->policy != ATA_POLICY_AUTO) return o->policy;
     if (ctx->backend != ATA_BACKEND_CPU || (ctx->ops->caps & BACKEND_NO_SCHEDULE)) return ATA_POLICY_CA;
     if (kind == PLAN_SPTRSV && o->traversal != ATA_PULL) return ATA_POLICY_CA;
@@ -283,8 +287,14 @@ static ata_policy plan_resolve_policy(const ata_context *ctx, const ata_csr *T, 
     *nodes = node_permille(T, o->uplo);
     if (*nodes >= AUTO_NODES_PERMILLE) return ATA_POLICY_CHAIN;
     if (ctx->pool && cpu_pool_workers(ctx->pool) > 1 &&
-        (size_t)T->nrows * sizeof(double) >= AUTO_LINES_MIN_X && cpu_lines_rows_short(T, o->diag != ATA_UNIT))
-        return ATA_POLICY_CHAIN;
+        (size_t)T->nrows * sizeof(double) >= AUTO_LINES_MIN_X && cpu_lines_rows_short(T, o->diag != ATA_UNIT)) {
+        int cap, mean;      /* as choose_S will cut them (out of memory: ca, which needs less) */
+        if (agg_chain_cap(T->nrows, T->rowptr, T->col, 1, o->uplo, cpu_pool_workers(ctx->pool) * CPU_LINES, &cap,
+                          &mean) == ATA_OK && mean >= AUTO_LINES_MIN_BLOCK) {
+            *chain_cap = cap;
+            return ATA_POLICY_CHAIN;
+        }
+    }
     return ATA_POLICY_CA;
 }
 
@@ -308,7 +318,7 @@ static void plan_describe(ata_plan *p, const dag *d)
                       "level: %s; from %d%% below %d rows a level S is Eq. 5.2's)", p->auto_chained / 10.0,
                       p->n / d->nlevels, p->opt.policy == ATA_POLICY_CHAIN
                       ? p->auto_nodes >= AUTO_NODES_PERMILLE ? "chained rows in nodes: chain's lines in place"
-                        : p->auto_nodes >= 0 ? "short rows and an x past the caches: chain's blocks side by side in place"
+                        : p->auto_nodes >= 0 ? "short rows in blocks of 200 or more and an x past the caches: chain's blocks side by side in place"
                         : "ILU0 on chained rows: chain's blocks in place"
                       : p->auto_group ? "thin levels of chained rows" : "levels as they are",
                       AUTO_CHAIN_PERMILLE / 10, AUTO_CHAIN_MAX_WIDTH);
@@ -342,8 +352,8 @@ static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowe
 {
     double t0 = clock_now();
     ata_plan_options resolved = *opt_in;
-    int chained, nodes;
-    resolved.policy = plan_resolve_policy(ctx, T, kind, opt_in, &chained, &nodes);
+    int chained, nodes, chain_cap;
+    resolved.policy = plan_resolve_policy(ctx, T, kind, opt_in, &chained, &nodes, &chain_cap);
     const ata_plan_options *opt = &resolved;
     const policy_desc *pd = policy_get(opt->policy);
     /* (a backend that schedules nothing runs no policy: any known one will do) */
@@ -358,6 +368,7 @@ static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowe
     p->auto_policy = opt_in->policy == ATA_POLICY_AUTO;
     p->auto_chained = chained;
     p->auto_nodes = nodes;
+    p->auto_chain_cap = chain_cap;
     p->n = T->nrows;
     p->T = T;
     p->Tu = Tu;

@@ -65,6 +65,8 @@ struct ata_plan {
     int auto_nodes;         /* auto on the CPU, a chained solve: rows that
                                continue a node (plan.c), per mille (-1: not
                                looked at) */
+    int auto_chain_cap;     /* auto on the CPU chose chain for short rows and a
+                               large x: its S (plan.c), 0 otherwise */
     int auto_group;         /* auto on the CPU: thin levels of chained rows,
                                grouped by Eq. 5.2's S on a cost model (plan.c) */
     int parallel_after;     /* kernels on all workers follow each solve (a

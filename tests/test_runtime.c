@@ -1372,14 +1372,15 @@ static void test_chain_lines(void **state)
 }
 
 /* auto on a grid in natural order whose x is past the caches
- * (lap2d:1100x480, 4.2 MB) runs chain, its blocks side by side, where there
- * are two workers; ca on one; the same bits either way. A smaller grid
- * (lap2d:1000x480, 3.8 MB) keeps ca. */
+ * (lap2d:2200x240, 4.2 MB) runs chain, its blocks (pieces of 276 rows)
+ * side by side, where there are two workers; ca on one; the same bits
+ * either way. ca where the pieces would be short (lap2d:1100x480: 144 rows)
+ * or x fits (lap2d:2000x240, 3.8 MB). */
 static void test_auto_chain_large(void **state)
 {
     (void)state;
-    const char *specs[2] = { "lap2d:1100x480", "lap2d:1000x480" };
-    for (int g = 0; g < 2; g++) {
+    const char *specs[3] = { "lap2d:2200x240", "lap2d:1100x480", "lap2d:2000x240" };
+    for (int g = 0; g < 3; g++) {
         ata_csr *A;
         TU_OK(ata_gen_from_spec(specs[g], &A));
         const int n = A->nrows;
