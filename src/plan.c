@@ -288,9 +288,17 @@ static ata_policy plan_resolve_policy(const ata_context *ctx, const ata_csr *T, 
     if (*nodes >= AUTO_NODES_PERMILLE) return ATA_POLICY_CHAIN;
     if (ctx->pool && cpu_pool_workers(ctx->pool) > 1 &&
         (size_t)T->nrows * sizeof(double) >= AUTO_LINES_MIN_X && cpu_lines_rows_short(T, o->diag != ATA_UNIT)) {
-        int cap, mean;      /* as choose_S will cut them (out of memory: ca, which needs less) */
+        /* as choose_S would cut them; out of memory: ca, which needs less,
+         * and the last error as it was (the plan may still succeed) */
+        char old_error[256];
+        snprintf(old_error, sizeof old_error, "%s", ata_last_error());
+        int cap, mean;
         if (agg_chain_cap(T->nrows, T->rowptr, T->col, 1, o->uplo, cpu_pool_workers(ctx->pool) * CPU_LINES, &cap,
-                          &mean) == ATA_OK && mean >= AUTO_LINES_MIN_BLOCK) {
+                          &mean) != ATA_OK) {
+            (void)ata_fail(ATA_OK, "%s", old_error);
+            return ATA_POLICY_CA;
+        }
+        if (mean >= AUTO_LINES_MIN_BLOCK) {
             *chain_cap = cap;
             return ATA_POLICY_CHAIN;
         }
@@ -318,7 +326,7 @@ static void plan_describe(ata_plan *p, const dag *d)
                       "level: %s; from %d%% below %d rows a level S is Eq. 5.2's)", p->auto_chained / 10.0,
                       p->n / d->nlevels, p->opt.policy == ATA_POLICY_CHAIN
                       ? p->auto_nodes >= AUTO_NODES_PERMILLE ? "chained rows in nodes: chain's lines in place"
-                        : p->auto_nodes >= 0 ? "short rows in blocks of 200 or more and an x past the caches: chain's blocks side by side in place"
+                        : p->auto_nodes >= 0 ? "short rows in blocks of 200 or more and an x past the caches: chain's blocks in place"
                         : "ILU0 on chained rows: chain's blocks in place"
                       : p->auto_group ? "thin levels of chained rows" : "levels as they are",
                       AUTO_CHAIN_PERMILLE / 10, AUTO_CHAIN_MAX_WIDTH);
@@ -394,11 +402,14 @@ static ata_status analyse(ata_context *ctx, ata_csr *T, ata_csr *Tu, int borrowe
     /* like: the ILU0 plan on split factors, whose T is this pull lower
      * plan's T (factor.c); its schedule is this one's where policy and S
      * agree. chain's S is its cap, from this T and these workers either
-     * way: taken, not counted again (a pass over the pattern). */
+     * way: taken, not counted again (a pass over the pattern); but not
+     * where auto chose chain for blocks side by side (its own cap, cut
+     * for them: auto_chain_cap). */
     const int as_like = like && like->kind == PLAN_ILU0 && like->Tu && kind == PLAN_SPTRSV && like->T == T &&
                         opt->traversal == ATA_PULL && opt->uplo == ATA_LOWER && like->opt.policy == opt->policy &&
                         like->ctx == ctx;
-    if (as_like && opt->S == 0 && like->opt.S == 0 && (policy_get(opt->policy)->flags & POLICY_BLOCKS) &&
+    if (as_like && opt->S == 0 && like->opt.S == 0 && !p->auto_chain_cap &&
+        (policy_get(opt->policy)->flags & POLICY_BLOCKS) &&
         ctx->backend == ATA_BACKEND_CPU)
         S = like->sched.S_in;
     else if ((st = choose_S(p, &S)) != ATA_OK)

@@ -1317,11 +1317,13 @@ static ata_csr *broken_lines(const ata_csr *A)
  * level, cut into pieces for it), off for the 27-point stencil;
  * bitwise the reference either way, on 1-3 workers (lines cut into pieces
  * on several), both triangles, unit, non-unit and inverse diagonals, blocks
- * of unequal lengths; a NaN is named at its row. */
+ * of unequal lengths, ranges that start inside a block; several columns;
+ * laid out again for one worker; every segment inside one block level; a
+ * NaN is named at its row. */
 static void test_chain_lines(void **state)
 {
     (void)state;
-    ata_csr *M[5], *G;
+    ata_csr *M[6], *G;
     TU_OK(ata_gen_from_spec("lap3d:9x11x7", &M[0]));
     TU_OK(ata_gen_from_spec("convdiff:9", &M[1]));
     TU_OK(ata_gen_from_spec("lap3d:10", &G));
@@ -1329,12 +1331,13 @@ static void test_chain_lines(void **state)
     ata_csr_free(G);
     TU_OK(ata_gen_from_spec("lap3d27:6", &M[3]));
     TU_OK(ata_gen_from_spec("lap2d:150x40", &M[4]));   /* a line a level: cut into pieces (choose_S) */
-    const int on[5] = { 1, 1, 1, 0, 1 };
+    TU_OK(ata_gen_from_spec("lap3d:1000x20x6", &M[5])); /* levels of ~5000 rows: cut inside a block (pull_marked) */
+    const int on[6] = { 1, 1, 1, 0, 1, 1 };
     const ata_diag diags[3] = { ATA_NON_UNIT, ATA_UNIT, ATA_NON_UNIT_INV };
     int sides = 0;
     for (int workers = 1; workers <= 3; workers++) {
         ata_context *ctx = make_ctx(workers, 20);
-        for (int m = 0; m < 5; m++) {
+        for (int m = 0; m < 6; m++) {
             const int n = M[m]->nrows;
             double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x),
                    *xr = malloc((size_t)n * sizeof *xr);
@@ -1360,6 +1363,24 @@ static void test_chain_lines(void **state)
                                  workers, v, t, tu_rel_diff(x, xr, n));
                 }
                 sides += lines;
+                TU_OK(cpu_exec_check_schedule(p, 0));       /* each segment inside one block level */
+                if (m == 0 && v == 0) {     /* several columns (pull_rows), and laid out again for one worker */
+                    double *B = malloc(3 * (size_t)n * sizeof *B), *X = malloc(3 * (size_t)n * sizeof *X);
+                    for (int c = 0; c < 3; c++) tu_random_vec(B + (size_t)c * n, n, 80 + c);
+                    TU_OK(ata_sptrsv_multi(p, 3, B, n, X, n));
+                    for (int c = 0; c < 3; c++) {
+                        TU_OK(ata_ref_sptrsv_csr(M[m], po.uplo, po.diag, B + (size_t)c * n, xr));
+                        if (memcmp(X + (size_t)c * n, xr, (size_t)n * sizeof *x))
+                            fail_msg("%d workers, column %d: not bitwise the reference", workers, c);
+                    }
+                    if (cpu_exec_relayout_one(p) == ATA_OK) {
+                        assert_true(cpu_plan_of(p)->lines);
+                        TU_OK(ata_sptrsv(p, b, x));
+                        TU_OK(ata_ref_sptrsv_csr(M[m], po.uplo, po.diag, b, xr));
+                        if (memcmp(x, xr, (size_t)n * sizeof *x)) fail_msg("laid out again for one worker: not bitwise");
+                    }
+                    free(B); free(X);
+                }
                 if (m == 2 && v == 0) expect_bad_row(p, b, x, n / 2);
                 ata_plan_destroy(p);
             }
@@ -1367,14 +1388,14 @@ static void test_chain_lines(void **state)
         }
         ata_context_destroy(ctx);
     }
-    assert_int_equal(sides, 3 * 4 * 6);
-    for (int m = 0; m < 5; m++) ata_csr_free(M[m]);
+    assert_int_equal(sides, 3 * 5 * 6);
+    for (int m = 0; m < 6; m++) ata_csr_free(M[m]);
 }
 
 /* auto on a grid in natural order whose x is past the caches
  * (lap2d:2200x240, 4.2 MB) runs chain, its blocks (pieces of 276 rows)
- * side by side, where there are two workers; ca on one; the same bits
- * either way. ca where the pieces would be short (lap2d:1100x480: 144 rows)
+ * side by side, where there are two workers, both triangles and a factor's
+ * L and U plans; ca on one; the same bits either way. ca where the pieces would be short (lap2d:1100x480: 144 rows)
  * or x fits (lap2d:2000x240, 3.8 MB). */
 static void test_auto_chain_large(void **state)
 {
@@ -1386,11 +1407,13 @@ static void test_auto_chain_large(void **state)
         const int n = A->nrows;
         double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x), *xr = malloc((size_t)n * sizeof *xr);
         tu_random_vec(b, n, 71);
-        TU_OK(ata_ref_sptrsv_csr(A, ATA_LOWER, ATA_NON_UNIT, b, xr));
-        for (int workers = 1; workers <= 2; workers++) {
+        for (int w = 0; w < 4; w++) {
+            const int workers = 1 + (w & 1);
             ata_context *ctx = make_ctx(workers, 20);
             ata_plan *p;
             ata_plan_options po = ata_plan_defaults();
+            po.uplo = w & 2 ? ATA_UPPER : ATA_LOWER;
+            TU_OK(ata_ref_sptrsv_csr(A, po.uplo, ATA_NON_UNIT, b, xr));
             TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
             const int chain = g == 0 && cpu_pool_workers(ctx->pool) > 1;
             if (!strstr(ata_plan_choice(p), chain ? "auto: chain" : "auto: ca") ||
@@ -1400,6 +1423,16 @@ static void test_auto_chain_large(void **state)
             TU_OK(ata_sptrsv(p, b, x));
             if (memcmp(x, xr, (size_t)n * sizeof *x)) fail_msg("%s, %d workers: not bitwise the reference", specs[g], workers);
             ata_plan_destroy(p);
+            if (g == 0 && w == 1) {     /* a factor's L and U plans: L its own cap, not the ILU0 plan's */
+                ata_factor_options fo = ata_factor_defaults();
+                ata_factor *F;
+                TU_OK(ata_factor_setup(ctx, A, &fo, &F));
+                const ata_plan *L, *U;
+                ata_factor_plans(F, &L, &U);
+                if (chain && (!cpu_plan_of(L)->lines || !cpu_plan_of(U)->lines))
+                    fail_msg("factor: L %s; U %s", ata_plan_choice(L), ata_plan_choice(U));
+                ata_factor_destroy(F);
+            }
             ata_context_destroy(ctx);
         }
         free(b); free(x); free(xr);

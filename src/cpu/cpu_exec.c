@@ -1652,6 +1652,16 @@ ata_status cpu_exec_check_schedule(const ata_plan *p, int nt)
         if (st == ATA_OK) st = cpu_sched_check(&fresh, &v, p->n);
         cpu_sched_free(&fresh);
     }
+    /* chain's blocks side by side (pull_lines1) take a segment's blocks
+     * for independent ones: each segment inside one block level */
+    const agg_result *s = &p->sched;
+    for (int q = 0; nt == 0 && st == ATA_OK && s->block_ptr && q < cp->segs.nseg; q++) {
+        int a = 0;
+        while (s->atask_ptr[a + 1] <= cp->segs.lo[q]) a++;
+        if (cp->segs.hi[q] > s->atask_ptr[a + 1])
+            st = ata_fail(ATA_ERR_INTERNAL, "schedule: segment [%d, %d) crosses block level %d's end %d",
+                          cp->segs.lo[q], cp->segs.hi[q], a, s->atask_ptr[a + 1]);
+    }
     free(rows);
     free(pos);
     return st;

@@ -247,7 +247,10 @@ static int place_all(builder *B, const agg_result *s)
     for (int a = 0; a < s->natasks; a++) {
         const int A0 = s->atask_ptr[a], A1 = s->atask_ptr[a + 1];
         if (A0 == A1) continue;
-        if (s->block_ptr) {     /* chain: a block level, blocks kept whole */
+        /* chain: a block level, blocks kept whole; a segment never spans two
+         * (cpu_exec.c's pull_lines1 walks a segment's blocks as independent
+         * ones; cpu_exec_check_schedule checks it) */
+        if (s->block_ptr) {
             if (place_unit(B, A0, A1, 1, s->block_ptr, s->atask_block[a], s->atask_block[a + 1])) return -1;
             continue;
         }
