@@ -309,17 +309,18 @@ static inline __attribute__((always_inline)) void pull_at(const int src, const i
     *r = src == PULL_DIRECT ? k : *tr;
 }
 
-/* One row of pull_rows1 / pull_lines1: its x, not stored. */
+/* One row of pull_rows1 / pull_lines1: its x, not stored; s0[r] its b
+ * (staged: b is in xp already). */
 static inline __attribute__((always_inline)) double pull_row(const int *restrict Tp, const int *restrict Tj,
                                                              const double *restrict Tx, const float *restrict Tf,
-                                                             const double *restrict b, const double *xp, int tr, int r,
-                                                             const int src, const int f32, const int up, const int dk,
-                                                             const int inv, const int step, const int last)
+                                                             const double *s0, const double *xp, int tr, int r,
+                                                             const int f32, const int up, const int dk, const int inv,
+                                                             const int step, const int last)
 {
 #define PULL_TERM(q) ((f32 ? (double)Tf[q] : Tx[q]) * xp[Tj[q]])
     int lo = Tp[tr], hi = Tp[tr + 1];
     const int dq = dk == 1 ? --hi : dk == 2 ? lo++ : 0;
-    double s = src == PULL_STAGED ? xp[r] : b[r];
+    double s = s0[r];
     if (step) {     /* loops of their own: no test per entry elsewhere */
         if (up) for (int q = hi - 1; q >= lo; q--) { prefetch_x(xp, Tj, q, step, last); s -= PULL_TERM(q); }
         else for (int q = lo; q < hi; q++) { prefetch_x(xp, Tj, q, step, last); s -= PULL_TERM(q); }
@@ -357,7 +358,7 @@ static inline __attribute__((always_inline)) void pull_rows1(exec_job *J, int k0
     for (int k = k0; k < k1; k++) {
         int tr, r;
         pull_at(src, order, toff, k, &tr, &r);
-        const double s = pull_row(Tp, Tj, Tx, Tf, b, xp, tr, r, src, f32, up, dk, inv, step, last);
+        const double s = pull_row(Tp, Tj, Tx, Tf, src == PULL_STAGED ? xp : b, xp, tr, r, f32, up, dk, inv, step, last);
         xp[r] = s;
         nf += s - s;
     }
@@ -371,7 +372,7 @@ static inline __attribute__((always_inline)) void pull_rows1(exec_job *J, int k0
  * a row of each in turn, overlap those waits. Each row's sum is the same
  * operations in the same order: the same bits. */
 _Static_assert(CPU_LINES == 4, "pull_lines1 writes the four blocks out");
-static inline __attribute__((always_inline)) void pull_lines1(exec_job *J, int k0, int k1, int toff, const int src,
+static inline __attribute__((always_inline)) void pull_lines1(exec_job *J, int k0, int k1, int toff, int src,
                                                               const int f32, const int up, const int dk, const int inv)
 {
     const ata_plan *p = J->p;
@@ -386,22 +387,33 @@ static inline __attribute__((always_inline)) void pull_lines1(exec_job *J, int k
         const int mid = (lo + hi) / 2;
         if (bp[mid] <= k0) lo = mid; else hi = mid;
     }
+    /* A block's rows are consecutive (chain_blocks): along it T's row and
+     * x's slot each step by a constant (+1 or -1), read off its first two
+     * positions; no test of src per row. */
+    const double *s0 = src == PULL_STAGED ? xp : b;
     int blk = lo, k = k0;
     while (k < k1) {
-        int a[CPU_LINES], e[CPU_LINES], m = 0, len = INT_MAX;
+        int tr[CPU_LINES], r[CPU_LINES], dt[CPU_LINES], dr[CPU_LINES], n[CPU_LINES], m = 0, len = INT_MAX;
         for (; m < CPU_LINES && k < k1; m++, blk++) {
-            a[m] = k;
-            e[m] = bp[blk + 1] < k1 ? bp[blk + 1] : k1;
-            if (e[m] - a[m] < len) len = e[m] - a[m];
-            k = e[m];
+            const int e = bp[blk + 1] < k1 ? bp[blk + 1] : k1;
+            n[m] = e - k;
+            pull_at(src, order, toff, k, &tr[m], &r[m]);
+            dt[m] = dr[m] = 0;
+            if (n[m] > 1) {
+                int t1, r1;
+                pull_at(src, order, toff, k + 1, &t1, &r1);
+                dt[m] = t1 - tr[m];
+                dr[m] = r1 - r[m];
+            }
+            if (n[m] < len) len = n[m];
+            k = e;
         }
         if (m < CPU_LINES) len = 0;
         /* a row of each block, all four sums before any store (written out:
          * as a loop over the blocks GCC kept it a loop, 1.2x slower) */
-#define LINE_SUM(u)                                                              \
-    int tr##u, r##u;                                                             \
-    pull_at(src, order, toff, a[u] + t, &tr##u, &r##u);                          \
-    const double v##u = pull_row(Tp, Tj, Tx, Tf, b, xp, tr##u, r##u, src, f32, up, dk, inv, 0, 0)
+#define LINE_SUM(u)                                                                         \
+    const int r##u = r[u] + t * dr[u];                                                      \
+    const double v##u = pull_row(Tp, Tj, Tx, Tf, s0, xp, tr[u] + t * dt[u], r##u, f32, up, dk, inv, 0, 0)
         for (int t = 0; t < len; t++) {
             LINE_SUM(0);
             LINE_SUM(1);
@@ -412,16 +424,37 @@ static inline __attribute__((always_inline)) void pull_lines1(exec_job *J, int k
         }
 #undef LINE_SUM
         for (int u = 0; u < m; u++)     /* the blocks' rest, one after another */
-            for (int q = a[u] + len; q < e[u]; q++) {
-                int tr, r;
-                pull_at(src, order, toff, q, &tr, &r);
-                const double v = pull_row(Tp, Tj, Tx, Tf, b, xp, tr, r, src, f32, up, dk, inv, 0, 0);
-                xp[r] = v;
+            for (int t = len; t < n[u]; t++) {
+                const int ru = r[u] + t * dr[u];
+                const double v = pull_row(Tp, Tj, Tx, Tf, s0, xp, tr[u] + t * dt[u], ru, f32, up, dk, inv, 0, 0);
+                xp[ru] = v;
                 nf += v - v;
             }
     }
     if (nf != 0) note_bad_range(J, xp, k0, k1, toff, src, 1);
 }
+
+/* pull_lines1's twelve copies (floats, direction, the diagonal's place
+ * and use); where the rows are read from (src) is looked at per block
+ * (all 48 combinations as constants made
+ * this file's compile 3x slower under clang's sanitizers). */
+#define PULL_LINES_DIAG(f32)                                                                     \
+    do {                                                                                         \
+        if (dk == 0 && !up) pull_lines1(J, k0, k1, toff, src, f32, 0, 0, 0);                     \
+        else if (dk == 0) pull_lines1(J, k0, k1, toff, src, f32, 1, 0, 0);                       \
+        else if (!up) { if (inv) pull_lines1(J, k0, k1, toff, src, f32, 0, 1, 1);                \
+                        else pull_lines1(J, k0, k1, toff, src, f32, 0, 1, 0); }                  \
+        else if (inv) pull_lines1(J, k0, k1, toff, src, f32, 1, 2, 1);                           \
+        else pull_lines1(J, k0, k1, toff, src, f32, 1, 2, 0);                                    \
+    } while (0)
+static __attribute__((noinline)) void pull_lines(exec_job *J, int k0, int k1, int toff, int src, int f32)
+{
+    const ata_plan *p = J->p;
+    const int up = p->opt.uplo == ATA_UPPER, dk = p->opt.diag == ATA_UNIT ? 0 : up ? 2 : 1, inv = p->diag_inv;
+    if (f32) PULL_LINES_DIAG(1);
+    else PULL_LINES_DIAG(0);
+}
+#undef PULL_LINES_DIAG
 
 static inline __attribute__((always_inline)) void pull_one_diag(exec_job *J, int k0, int k1, int toff, const int src,
                                                                 const int f32)
@@ -429,10 +462,7 @@ static inline __attribute__((always_inline)) void pull_one_diag(exec_job *J, int
     const ata_plan *p = J->p;
     const int dk = p->opt.diag == ATA_UNIT ? 0 : p->opt.uplo == ATA_LOWER ? 1 : 2;
     if (cpu_plan_of(p)->lines) {
-        if (dk == 0 && p->opt.uplo == ATA_LOWER) pull_lines1(J, k0, k1, toff, src, f32, 0, 0, 0);
-        else if (dk == 0) pull_lines1(J, k0, k1, toff, src, f32, 1, 0, 0);
-        else if (dk == 1) { if (p->diag_inv) pull_lines1(J, k0, k1, toff, src, f32, 0, 1, 1); else pull_lines1(J, k0, k1, toff, src, f32, 0, 1, 0); }
-        else { if (p->diag_inv) pull_lines1(J, k0, k1, toff, src, f32, 1, 2, 1); else pull_lines1(J, k0, k1, toff, src, f32, 1, 2, 0); }
+        pull_lines(J, k0, k1, toff, src, f32);
         return;
     }
     if (dk == 0 && p->opt.uplo == ATA_LOWER) pull_rows1(J, k0, k1, toff, src, f32, 0, 0, 0);
