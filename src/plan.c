@@ -76,10 +76,10 @@ static double model_row_work(const ata_plan *p)
     return SCHED_ROW_COST + (double)(p->T->nnz + (p->Tu ? p->Tu->nnz : 0)) / (p->n > 0 ? p->n : 1);
 }
 
-/* Eq. 5.1 and 5.2: S = max(S_min, R * T_l / T_u). */
 static int node_permille(const ata_csr *T, ata_uplo uplo);
 #define AUTO_NODES_PERMILLE 250
 
+/* Eq. 5.1 and 5.2: S = max(S_min, R * T_l / T_u). */
 static ata_status choose_S(ata_plan *p, int *S)
 {
     ata_context *ctx = p->ctx;
@@ -107,7 +107,7 @@ static ata_status choose_S(ata_plan *p, int *S)
         if (p->auto_chain_cap > 0) { *S = p->auto_chain_cap; return ATA_OK; }     /* plan_resolve_policy's */
         int ways = cpu_pool_workers(ctx->pool);
         if (p->kind == PLAN_SPTRSV && preds && cpu_lines_rows_short(p->T, p->opt.diag != ATA_UNIT) &&
-            node_permille(p->T, uplo) < AUTO_NODES_PERMILLE)
+            (p->auto_nodes >= 0 ? p->auto_nodes : node_permille(p->T, uplo)) < AUTO_NODES_PERMILLE)
             ways *= CPU_LINES;
         return agg_chain_cap(p->n, p->T->rowptr, p->T->col, preds, uplo, ways, S, NULL);
     }
@@ -266,8 +266,9 @@ static int node_permille(const ata_csr *T, ata_uplo uplo)
  * 0.64; lap2d:2000 (252) 0.91, 0.83; lap3d:1000x30x30 (1000) 0.88, 0.86;
  * but lap2d:1000 (132) 1.16, 1.06, lap3d:128 (128) 1.00, 1.01,
  * convdiff:100 (100) 1.13, 1.16, lap3d:100 (100) 1.09-1.13. Without the
- * write (`ata-bench sptrsv`, consecutive solves, caches warm) chain won
- * there too: lap3d:100 0.69 / 1.02, lap3d:128 0.67 / 0.88. Where x fits:
+ * write (`ata-bench sptrsv`, consecutive solves, caches warm) chain was
+ * the faster lower solve there too: lap3d:100 0.69 / 1.02, convdiff:100
+ * 0.69 / 1.11, lap3d:128 0.67 / 0.88. Where x fits:
  * lap2d:1000x100 1.05-1.46, lap2d:300 1.1-1.6. On one worker chain lost up
  * to 1.4x (lap3d:2000x20x20). */
 #define AUTO_LINES_MIN_X (4u << 20)
@@ -320,13 +321,16 @@ const char *ata_plan_choice(const ata_plan *plan) { return plan ? plan->choice :
 static void plan_describe(ata_plan *p, const dag *d)
 {
     const ata_plan_info *in = &p->info;
+    char lines_why[96];
+    snprintf(lines_why, sizeof lines_why, "short rows in blocks of %d or more and an x past the caches: chain's "
+             "blocks in place", AUTO_LINES_MIN_BLOCK);
     int w = snprintf(p->choice, sizeof p->choice, "%s%s", p->auto_policy ? "auto: " : "", ata_policy_name(p->opt.policy));
     if (w > 0 && (size_t)w < sizeof p->choice && p->auto_chained >= 0 && d && d->nlevels > 0)
         w += snprintf(p->choice + w, sizeof p->choice - w, " (%.1f%% of rows need the row before them, %d rows a "
                       "level: %s; from %d%% below %d rows a level S is Eq. 5.2's)", p->auto_chained / 10.0,
                       p->n / d->nlevels, p->opt.policy == ATA_POLICY_CHAIN
                       ? p->auto_nodes >= AUTO_NODES_PERMILLE ? "chained rows in nodes: chain's lines in place"
-                        : p->auto_nodes >= 0 ? "short rows in blocks of 200 or more and an x past the caches: chain's blocks in place"
+                        : p->auto_nodes >= 0 ? lines_why
                         : "ILU0 on chained rows: chain's blocks in place"
                       : p->auto_group ? "thin levels of chained rows" : "levels as they are",
                       AUTO_CHAIN_PERMILLE / 10, AUTO_CHAIN_MAX_WIDTH);
