@@ -1146,6 +1146,25 @@ static void test_api_errors(void **state)
  * is large and gathered at random (a randomly permuted grid), not for a
  * stencil in order or a small x; either way y and the factors are the
  * reference's, bit for bit (the same operations in the same order). */
+/* ILU0 on A's split factors on ctx (the U rows fetched ahead or not, as
+ * want says), bitwise the reference's factors of R (A's copy, factored). */
+static void check_factor_prefetch(ata_context *ctx, const ata_csr *A, const ata_csr *R, int want)
+{
+    factor_core *f;
+    ata_factor_options fo = ata_factor_defaults();
+    TU_OK(factor_core_setup(ctx, A, &fo, 0, NULL, &f));
+    assert_int_equal(cpu_plan_of(f->fp)->ilu_prefetch, want);
+    for (int i = 0; i < A->nrows; i++) {
+        const int nl = f->Ls->rowptr[i + 1] - f->Ls->rowptr[i], a0 = R->rowptr[i];
+        assert_memory_equal(f->Ls->val + f->Ls->rowptr[i], R->val + a0, nl * sizeof *R->val);
+        const double u = 1.0 / R->val[a0 + nl];      /* U's pivots are kept inverted */
+        assert_memory_equal(&f->Us->val[f->Us->rowptr[i]], &u, sizeof u);
+        assert_memory_equal(f->Us->val + f->Us->rowptr[i] + 1, R->val + a0 + nl + 1,
+                            (f->Us->rowptr[i + 1] - f->Us->rowptr[i] - 1) * sizeof *R->val);
+    }
+    factor_core_free(f);
+}
+
 static void test_gather_prefetch(void **state)
 {
     (void)state;
@@ -1154,8 +1173,10 @@ static void test_gather_prefetch(void **state)
     ata_context_options o = ata_context_defaults();
     o.backend = ATA_BACKEND_CPU;
     o.threads = 2;
-    ata_context *ctx;
+    ata_context *ctx, *ctx1;
     TU_OK(ata_context_create(&o, &ctx));
+    o.threads = 1;
+    TU_OK(ata_context_create(&o, &ctx1));
     for (int m = 0; m < 3; m++) {
         ata_csr *A;
         TU_OK(ata_gen_from_spec(specs[m], &A));
@@ -1172,28 +1193,22 @@ static void test_gather_prefetch(void **state)
         ctx->ops->spmv_destroy(ctx, h);
         free(x); free(y); free(r);
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-        const int factor_too = m == 0;     /* ~10x slower there: 27 s under TSan with both */
+        const int factor_too = m == 0, one_too = 0;     /* ~10x slower there: 27 s under TSan with both */
 #else
-        const int factor_too = m < 2;
+        const int factor_too = m < 2, one_too = m == 0;
 #endif
         if (factor_too) {    /* ILU0 on the split factors, against the reference's */
-            factor_core *f;
-            ata_factor_options fo = ata_factor_defaults();
-            TU_OK(factor_core_setup(ctx, A, &fo, 0, NULL, &f));
-            assert_int_equal(cpu_plan_of(f->fp)->ilu_prefetch, want[m]);
-            TU_OK(ata_ref_ilu0(A));
-            for (int i = 0; i < n; i++) {
-                const int nl = f->Ls->rowptr[i + 1] - f->Ls->rowptr[i], a0 = A->rowptr[i];
-                assert_memory_equal(f->Ls->val + f->Ls->rowptr[i], A->val + a0, nl * sizeof *A->val);
-                const double u = 1.0 / A->val[a0 + nl];      /* U's pivots are kept inverted */
-                assert_memory_equal(&f->Us->val[f->Us->rowptr[i]], &u, sizeof u);
-                assert_memory_equal(f->Us->val + f->Us->rowptr[i] + 1, A->val + a0 + nl + 1,
-                                    (f->Us->rowptr[i + 1] - f->Us->rowptr[i] - 1) * sizeof *A->val);
-            }
-            factor_core_free(f);
+            ata_csr *R;
+            TU_OK(ata_csr_copy(A, &R));
+            TU_OK(ata_ref_ilu0(R));
+            check_factor_prefetch(ctx, A, R, want[m]);
+            /* one worker: rows in natural order, fetched ahead the same way (exec_ilu0_natural) */
+            if (one_too) check_factor_prefetch(ctx1, A, R, want[m]);
+            ata_csr_free(R);
         }
         ata_csr_free(A);
     }
+    ata_context_destroy(ctx1);
     ata_context_destroy(ctx);
 }
 

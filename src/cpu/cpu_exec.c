@@ -1286,6 +1286,40 @@ static void exec_natural(exec_job *J)
             if (!isfinite(J->x[i])) note_bad_row(J, i);
 }
 
+/* One worker, ILU0: rows 0..n-1, a valid order (a row needs only rows
+ * before it), with no schedule, flags or runs to walk. The U rows a
+ * circuit reaches at random fetched ahead as in schedule order
+ * (ilu0_prefetch, the identity for order). */
+static void exec_ilu0_natural(exec_job *J)
+{
+    const ata_plan *p = J->p;
+    const int n = p->n, *Ap = p->T->rowptr, *Aj = p->T->col;
+    const ata_csr *U = p->Tu;
+    int *work = J->work;
+    if (!U) {
+        for (int i = 0; i < n; i++)
+            if (ilu0_row(Ap, Aj, J->x, p->diag, work, i)) note_bad_row(J, i);
+        return;
+    }
+    const int *Up = U->rowptr, *Uj = U->col;
+    double *Lx = J->x, *Ux = U->val;
+    if (!cpu_plan_of(p)->ilu_prefetch) {
+        for (int i = 0; i < n; i++)
+            if (ilu0_row_split(Ap, Aj, Lx, Up, Uj, Ux, work, i)) note_bad_row(J, i);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        if (i < n - EXEC_ILU_AHEAD)
+            for (int q = Ap[i + EXEC_ILU_AHEAD]; q < Ap[i + EXEC_ILU_AHEAD + 1]; q++) __builtin_prefetch(&Up[Aj[q]], 0, 0);
+        if (i < n - EXEC_ILU_AHEAD / 2)
+            for (int q = Ap[i + EXEC_ILU_AHEAD / 2]; q < Ap[i + EXEC_ILU_AHEAD / 2 + 1]; q++) {
+                __builtin_prefetch(&Uj[Up[Aj[q]]], 0, 0);
+                __builtin_prefetch(&Ux[Up[Aj[q]]], 0, 0);
+            }
+        if (ilu0_row_split(Ap, Aj, Lx, Up, Uj, Ux, work, i)) note_bad_row(J, i);
+    }
+}
+
 static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *x, int *work,
                                 int nrhs, int ldb, int ldx, int col0)
 {
@@ -1332,6 +1366,7 @@ static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *
         J.nt = 1;       /* laid out for one */
         exec_push_natural(&J);
     } else if (J.nt == 1 && cpl->nat_rows && mode == EXEC_PULL) exec_natural(&J);
+    else if (J.nt == 1 && mode == EXEC_ILU0) exec_ilu0_natural(&J);
     else if (J.nt == 1) exec_worker(&J, 0, 1);   /* too small to gain from threads */
     else cpu_pool_run_n(ctx->pool, exec_worker, &J, J.nt);
     if (tuning && !atomic_load(&J.ctl.abort)) tune_record(p, clock_now() - t0);
