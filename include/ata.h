@@ -417,7 +417,9 @@ ATA_API ata_factor_options ata_factor_defaults(void);
 ATA_API ata_status ata_factor_setup(ata_context *ctx, const ata_csr *A, const ata_factor_options *opt, ata_factor **out);
 /* New values on the setup pattern: val[] in A's CSR order (nnz of the setup matrix). Refactor,
  * no new analysis. On a zero pivot returns ATA_ERR_ZERO_PIVOT and the handle stays usable for
- * another update. */
+ * another update. ILU0 on the CPU backend: the first ATA_FACTOR_TRIALS factorisations (setup's
+ * included) alternate two row kernels of the same bits, timed, and the faster stays. */
+#define ATA_FACTOR_TRIALS 4
 ATA_API ata_status ata_factor_update_values(ata_factor *F, const double *val);
 /* x = (L U)^{-1} b (IC0: (C C^T)^{-1} b); host arrays of length n; b and x may not alias. */
 ATA_API ata_status ata_factor_solve(ata_factor *F, const double *b, double *x);

@@ -109,4 +109,43 @@ static inline int ilu0_row_split(const int *Lp, const int *Lj, double *Lx,
     return !(u != 0 && u - u == 0);
 }
 
+/* ilu0_row_split with a table instead of a test: slot[j] is where column
+ * j of row i lies (in Lx or Ux) while row i runs, else one of ILU0_SPARE
+ * scratch doubles (spare[j & (ILU0_SPARE - 1)], many so that misses do not
+ * wait on each other), so every entry of row k is subtracted somewhere and
+ * no branch depends on the pattern. The matching entries get the same
+ * operations in the same order: bitwise ilu0_row_split. Costs a pointer
+ * per column and a store per miss; pays where hits and misses alternate
+ * without a pattern (FEM and circuit matrices: cpu_exec.c times both). */
+#define ILU0_SPARE 64
+static inline int ilu0_row_split_table(const int *Lp, const int *Lj, double *Lx, const int *Up, const int *Uj,
+                                       double *Ux, double **slot, double *spare, int i)
+{
+    const int llo = Lp[i], lhi = Lp[i + 1], ulo = Up[i], uhi = Up[i + 1];
+    for (int p = llo; p < lhi; p++) slot[Lj[p]] = Lx + p;
+    for (int q = ulo; q < uhi; q++) slot[Uj[q]] = Ux + q;
+    for (int p = llo; p < lhi; p++) {
+        const int k = Lj[p], kq = Up[k] + 1, khi = Up[k + 1];
+        const double lik = Lx[p] / Ux[Up[k]];
+        Lx[p] = lik;
+        if ((long long)(lhi - p - 1 + uhi - ulo) * 16 < khi - kq) {
+            int from = kq;
+            for (int w = p + 1; w < lhi && from < khi; w++) {
+                const int q = ilu0_bisect(Uj, &from, khi, Lj[w]);
+                if (q >= 0) Lx[w] -= lik * Ux[q];
+            }
+            for (int w = ulo; w < uhi && from < khi; w++) {
+                const int q = ilu0_bisect(Uj, &from, khi, Uj[w]);
+                if (q >= 0) Ux[w] -= lik * Ux[q];
+            }
+            continue;
+        }
+        for (int q = kq; q < khi; q++) *slot[Uj[q]] -= lik * Ux[q];
+    }
+    for (int p = llo; p < lhi; p++) slot[Lj[p]] = spare + (Lj[p] & (ILU0_SPARE - 1));
+    for (int q = ulo; q < uhi; q++) slot[Uj[q]] = spare + (Uj[q] & (ILU0_SPARE - 1));
+    const double u = Ux[ulo];
+    return !(u != 0 && u - u == 0);
+}
+
 #endif

@@ -1146,6 +1146,19 @@ static void test_api_errors(void **state)
  * is large and gathered at random (a randomly permuted grid), not for a
  * stencil in order or a small x; either way y and the factors are the
  * reference's, bit for bit (the same operations in the same order). */
+/* f's split factors bitwise the reference's factors R (in A's layout). */
+static void assert_split_factors(const factor_core *f, const ata_csr *R)
+{
+    for (int i = 0; i < R->nrows; i++) {
+        const int nl = f->Ls->rowptr[i + 1] - f->Ls->rowptr[i], a0 = R->rowptr[i];
+        assert_memory_equal(f->Ls->val + f->Ls->rowptr[i], R->val + a0, nl * sizeof *R->val);
+        const double u = 1.0 / R->val[a0 + nl];      /* U's pivots are kept inverted */
+        assert_memory_equal(&f->Us->val[f->Us->rowptr[i]], &u, sizeof u);
+        assert_memory_equal(f->Us->val + f->Us->rowptr[i] + 1, R->val + a0 + nl + 1,
+                            (f->Us->rowptr[i + 1] - f->Us->rowptr[i] - 1) * sizeof *R->val);
+    }
+}
+
 /* ILU0 on A's split factors on ctx (the U rows fetched ahead or not, as
  * want says), bitwise the reference's factors of R (A's copy, factored). */
 static void check_factor_prefetch(ata_context *ctx, const ata_csr *A, const ata_csr *R, int want)
@@ -1154,15 +1167,67 @@ static void check_factor_prefetch(ata_context *ctx, const ata_csr *A, const ata_
     ata_factor_options fo = ata_factor_defaults();
     TU_OK(factor_core_setup(ctx, A, &fo, 0, NULL, &f));
     assert_int_equal(cpu_plan_of(f->fp)->ilu_prefetch, want);
-    for (int i = 0; i < A->nrows; i++) {
-        const int nl = f->Ls->rowptr[i + 1] - f->Ls->rowptr[i], a0 = R->rowptr[i];
-        assert_memory_equal(f->Ls->val + f->Ls->rowptr[i], R->val + a0, nl * sizeof *R->val);
-        const double u = 1.0 / R->val[a0 + nl];      /* U's pivots are kept inverted */
-        assert_memory_equal(&f->Us->val[f->Us->rowptr[i]], &u, sizeof u);
-        assert_memory_equal(f->Us->val + f->Us->rowptr[i] + 1, R->val + a0 + nl + 1,
-                            (f->Us->rowptr[i + 1] - f->Us->rowptr[i] - 1) * sizeof *R->val);
-    }
+    assert_split_factors(f, R);
     factor_core_free(f);
+}
+
+/* The row kernel by test and by table (ilu0_row_split_table): the first
+ * CPU_ILU_TRIALS factorisations alternate them, then one stays (which one
+ * is timed, so both are forced after); each factorisation bitwise the
+ * reference's, a bad pivot named at its row either way. */
+static void test_ilu0_by_table(void **state)
+{
+    (void)state;
+    const char *specs[] = { "circuit:20000", "lap3d27:16,perm=3" };
+    for (int nt = 1; nt <= 2; nt++) {
+        ata_context *ctx = tu_cpu_context(nt);
+        for (int m = 0; m < 2; m++) {
+            ata_csr *A, *R;
+            TU_OK(ata_gen_from_spec(specs[m], &A));
+            TU_OK(ata_csr_copy(A, &R));
+            TU_OK(ata_ref_ilu0(R));
+            factor_core *f;
+            ata_factor_options fo = ata_factor_defaults();
+            TU_OK(factor_core_setup(ctx, A, &fo, 0, NULL, &f));
+            cpu_plan *cp = cpu_plan_of(f->fp);
+            if (m == 1) assert_int_equal(f->fp->info.threads_used, nt);     /* both workers by table too */
+            for (int k = 1; k <= CPU_ILU_TRIALS + 3; k++) {
+                assert_int_equal(cp->ilu_trials, k < CPU_ILU_TRIALS ? k : CPU_ILU_TRIALS);
+                assert_split_factors(f, R);
+                if (k < CPU_ILU_TRIALS) {
+                    assert_int_equal(cp->ilu_table, -1);
+                    assert_true(k == 1 ? cp->ilu_slot == NULL : cp->ilu_slot != NULL);
+                } else if (k == CPU_ILU_TRIALS) {
+                    assert_true(cp->ilu_table == 0 || cp->ilu_table == 1);
+                    assert_true(cp->ilu_table ? cp->ilu_slot != NULL : cp->ilu_slot == NULL);
+                } else {
+                    cp->ilu_table = k % 2;      /* forced: by table, by test */
+                }
+                TU_OK(factor_core_update(f, A->val));
+            }
+            assert_split_factors(f, R);
+            /* a NaN on row r's diagonal: the executor names r, by table too */
+            const int r = A->nrows / 3;
+            double *v = malloc((size_t)A->nnz * sizeof *v);
+            memcpy(v, A->val, (size_t)A->nnz * sizeof *v);
+            for (int table = 1; table >= 0; table--) {
+                cp->ilu_table = table;
+                v[f->dpos[r]] = NAN;
+                assert_int_equal(factor_core_update(f, v), ATA_ERR_NONFINITE);
+                char want[64];
+                snprintf(want, sizeof want, "pivot in row %d is not finite", r);
+                assert_non_null(strstr(ata_last_error(), want));
+                TU_OK(factor_core_update(f, A->val));
+                assert_split_factors(f, R);
+                v[f->dpos[r]] = A->val[f->dpos[r]];
+            }
+            free(v);
+            factor_core_free(f);
+            ata_csr_free(R);
+            ata_csr_free(A);
+        }
+        ata_context_destroy(ctx);
+    }
 }
 
 static void test_gather_prefetch(void **state)
@@ -1492,6 +1557,7 @@ int main(void)
         cmocka_unit_test(test_auto_tuning),
         cmocka_unit_test(test_level_order_spec),
         cmocka_unit_test(test_gather_prefetch),
+        cmocka_unit_test(test_ilu0_by_table),
         cmocka_unit_test(test_solve_prefetch),
         cmocka_unit_test(test_long_segment),
     };

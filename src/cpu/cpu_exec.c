@@ -64,6 +64,9 @@ typedef struct {
     atomic_int bad_row;     /* smallest row with a zero pivot (ILU0) or a
                                non-finite x_i (solves) */
     int *work;              /* ILU0: n ints per worker, all -1 */
+    double **slot;          /* ILU0 on split factors by table (cpu_exec_ilu0):
+                               n pointers per worker, at their spare doubles */
+    double *spare;          /* ILU0_SPARE doubles per worker, a line apart */
     exec_progress prog[EXEC_MAX_THREADS];
     atomic_uint inner_prog; /* progress inside blocks and segments: every
                                64 rows of a tracked block, EXEC_SEG_STRIDE
@@ -760,6 +763,8 @@ static inline __attribute__((always_inline)) void ilu0_prefetch(const ata_plan *
         }
 }
 
+#define EXEC_SPARE_STRIDE (ILU0_SPARE + 8)     /* a worker's spare doubles, a line clear of the next's */
+
 /* Row i of ILU0 on the whole A (T, diag), or on split factors (T strictly
  * lower, Tu: plan.h), once its predecessors (the lower part) are final. */
 static int run_ilu0_row(exec_job *J, int i, int tracked, int *work)
@@ -771,8 +776,15 @@ static int run_ilu0_row(exec_job *J, int i, int tracked, int *work)
     if (tracked)
         for (int q = Ap[i]; q < lower_end; q++)
             if (wait_u32(J, &done[Aj[q]], J->epoch, i, Aj[q])) return -1;
-    const int bad = U ? ilu0_row_split(Ap, Aj, J->x, U->rowptr, U->col, U->val, work, i)
-                      : ilu0_row(Ap, Aj, J->x, p->diag, work, i);
+    int bad;
+    if (J->slot) {      /* this worker's table: its work array's place */
+        const size_t t = (size_t)(work - J->work) / (size_t)p->n;
+        bad = ilu0_row_split_table(Ap, Aj, J->x, U->rowptr, U->col, U->val, J->slot + t * p->n,
+                                   J->spare + t * EXEC_SPARE_STRIDE, i);
+    } else {
+        bad = U ? ilu0_row_split(Ap, Aj, J->x, U->rowptr, U->col, U->val, work, i)
+                : ilu0_row(Ap, Aj, J->x, p->diag, work, i);
+    }
     if (bad) note_bad_row(J, i);
     if (J->publish) atomic_store_explicit(&done[i], J->epoch, memory_order_release);
     return 0;
@@ -1286,6 +1298,19 @@ static void exec_natural(exec_job *J)
             if (!isfinite(J->x[i])) note_bad_row(J, i);
 }
 
+/* ilu0_prefetch in natural order (order the identity), before row i of n. */
+static inline __attribute__((always_inline)) void ilu0_prefetch_row(const int *Ap, const int *Aj, const int *Up,
+                                                                    const int *Uj, const double *Ux, int i, int n)
+{
+    if (i < n - EXEC_ILU_AHEAD)
+        for (int q = Ap[i + EXEC_ILU_AHEAD]; q < Ap[i + EXEC_ILU_AHEAD + 1]; q++) __builtin_prefetch(&Up[Aj[q]], 0, 0);
+    if (i < n - EXEC_ILU_AHEAD / 2)
+        for (int q = Ap[i + EXEC_ILU_AHEAD / 2]; q < Ap[i + EXEC_ILU_AHEAD / 2 + 1]; q++) {
+            __builtin_prefetch(&Uj[Up[Aj[q]]], 0, 0);
+            __builtin_prefetch(&Ux[Up[Aj[q]]], 0, 0);
+        }
+}
+
 /* One worker, ILU0: rows 0..n-1, a valid order (a row needs only rows
  * before it), with no schedule, flags or runs to walk. The U rows a
  * circuit reaches at random fetched ahead as in schedule order
@@ -1303,19 +1328,20 @@ static void exec_ilu0_natural(exec_job *J)
     }
     const int *Up = U->rowptr, *Uj = U->col;
     double *Lx = J->x, *Ux = U->val;
+    if (J->slot) {
+        for (int i = 0; i < n; i++) {
+            if (cpu_plan_of(p)->ilu_prefetch) ilu0_prefetch_row(Ap, Aj, Up, Uj, Ux, i, n);
+            if (ilu0_row_split_table(Ap, Aj, Lx, Up, Uj, Ux, J->slot, J->spare, i)) note_bad_row(J, i);
+        }
+        return;
+    }
     if (!cpu_plan_of(p)->ilu_prefetch) {
         for (int i = 0; i < n; i++)
             if (ilu0_row_split(Ap, Aj, Lx, Up, Uj, Ux, work, i)) note_bad_row(J, i);
         return;
     }
     for (int i = 0; i < n; i++) {
-        if (i < n - EXEC_ILU_AHEAD)
-            for (int q = Ap[i + EXEC_ILU_AHEAD]; q < Ap[i + EXEC_ILU_AHEAD + 1]; q++) __builtin_prefetch(&Up[Aj[q]], 0, 0);
-        if (i < n - EXEC_ILU_AHEAD / 2)
-            for (int q = Ap[i + EXEC_ILU_AHEAD / 2]; q < Ap[i + EXEC_ILU_AHEAD / 2 + 1]; q++) {
-                __builtin_prefetch(&Uj[Up[Aj[q]]], 0, 0);
-                __builtin_prefetch(&Ux[Up[Aj[q]]], 0, 0);
-            }
+        ilu0_prefetch_row(Ap, Aj, Up, Uj, Ux, i, n);
         if (ilu0_row_split(Ap, Aj, Lx, Up, Uj, Ux, work, i)) note_bad_row(J, i);
     }
 }
@@ -1338,6 +1364,8 @@ static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *
     J.b = b;
     J.x = x;
     J.work = work;
+    J.slot = mode == EXEC_ILU0 ? cpl->ilu_slot : NULL;      /* cpu_exec_ilu0 */
+    J.spare = mode == EXEC_ILU0 ? cpl->ilu_spare : NULL;
     J.nrhs = nrhs;
     J.ldb = ldb;
     J.ldx = ldx;
@@ -1949,6 +1977,7 @@ static ata_status layout_rest(ata_plan *p)
 {
     ATA_TRY(layout_positions(p));
     cpu_plan_of(p)->ilu_prefetch = p->kind == PLAN_ILU0 && p->Tu && cpu_gathers_at_random(p->T);
+    cpu_plan_of(p)->ilu_table = -1;     /* timed (cpu_exec_ilu0) */
     ATA_TRY(layout_segments(p));
     layout_natural(p);
     ATA_TRY(layout_f32(p));
@@ -2250,10 +2279,13 @@ ata_status cpu_exec_triangle(const ata_plan *p, ata_csr **out)
     return ATA_OK;
 }
 
+static void ilu_table_drop(ata_plan *p, cpu_plan *cp);
+
 void cpu_exec_release(ata_plan *p)
 {
     cpu_plan *cp = cpu_plan_of(p);
     if (!cp) return;
+    ilu_table_drop(p, cp);
     free(cp->xwork);
     free(cp->xpos);
     free(cp->xp);
@@ -2276,13 +2308,63 @@ ata_status cpu_exec_sptrsv(ata_plan *p, const double *b, double *x)
     return exec_run(p, p->opt.traversal == ATA_PUSH ? EXEC_PUSH : EXEC_PULL, b, x, NULL);
 }
 
+/* The table of ilu0_row_split_table for nt workers: each worker's
+ * slots at its spare doubles. */
+static ata_status ilu_table_make(ata_plan *p, cpu_plan *cp, int nt)
+{
+    if (cp->ilu_slot && cp->ilu_slot_nt >= nt) return ATA_OK;
+    free(cp->ilu_slot);
+    free(cp->ilu_spare);
+    cp->ilu_slot = mem_alloc((size_t)nt * p->n * sizeof *cp->ilu_slot + 1);
+    cp->ilu_spare = mem_calloc((size_t)nt * EXEC_SPARE_STRIDE, sizeof *cp->ilu_spare);
+    cp->ilu_slot_nt = nt;
+    if (!cp->ilu_slot || !cp->ilu_spare) {
+        free(cp->ilu_slot);
+        free(cp->ilu_spare);
+        cp->ilu_slot = NULL;
+        cp->ilu_spare = NULL;
+        return ata_fail(ATA_ERR_NOMEM, "ilu0: out of memory for %d workers x %d rows", nt, p->n);
+    }
+    for (int t = 0; t < nt; t++)
+        for (int j = 0; j < p->n; j++)
+            cp->ilu_slot[(size_t)t * p->n + j] = cp->ilu_spare + (size_t)t * EXEC_SPARE_STRIDE + (j & (ILU0_SPARE - 1));
+    p->info.plan_bytes += (size_t)nt * p->n * sizeof *cp->ilu_slot;
+    return ATA_OK;
+}
+
+static void ilu_table_drop(ata_plan *p, cpu_plan *cp)
+{
+    if (cp->ilu_slot) p->info.plan_bytes -= (size_t)cp->ilu_slot_nt * p->n * sizeof *cp->ilu_slot;
+    free(cp->ilu_slot);
+    free(cp->ilu_spare);
+    cp->ilu_slot = NULL;
+    cp->ilu_spare = NULL;
+}
+
 ata_status cpu_exec_ilu0(ata_plan *p)
 {
     int nt = p->info.threads_used > 0 ? p->info.threads_used : cpu_pool_size(p->ctx->pool);
+    cpu_plan *cp = cpu_plan_of(p);
+    /* split factors: by test or by table (cpu_plan.ilu_table); the table
+     * kept between factorisations, every slot back at its spare */
+    const int table = p->Tu && (cp->ilu_table == 1 || (cp->ilu_table < 0 && cp->ilu_trials % 2));
+    if (table) ATA_TRY(ilu_table_make(p, cp, nt));
     int *work = mem_alloc((size_t)nt * p->n * sizeof *work + 1);
     if (!work) return ata_fail(ATA_ERR_NOMEM, "ilu0: out of memory for %d workers x %d rows", nt, p->n);
     memset(work, 0xff, (size_t)nt * p->n * sizeof *work);   /* all -1 */
+    double **slot = cp->ilu_slot;
+    if (!table) cp->ilu_slot = NULL;    /* exec_run_cols reads it */
+    const double t0 = clock_now();
     ata_status st = exec_run(p, EXEC_ILU0, NULL, p->T->val, work);
+    const double s = clock_now() - t0;
+    cp->ilu_slot = slot;
     free(work);
+    if (p->Tu && cp->ilu_table < 0 && (st == ATA_OK || st == ATA_ERR_ZERO_PIVOT || st == ATA_ERR_NONFINITE)) {
+        if (cp->ilu_trials < 2 || s < cp->ilu_best_s[table]) cp->ilu_best_s[table] = s;
+        if (++cp->ilu_trials == CPU_ILU_TRIALS) {
+            cp->ilu_table = cp->ilu_best_s[1] < CPU_ILU_TABLE_MARGIN * cp->ilu_best_s[0];
+            if (!cp->ilu_table) ilu_table_drop(p, cp);
+        }
+    }
     return st;
 }

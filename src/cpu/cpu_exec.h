@@ -35,6 +35,16 @@ typedef struct cpu_plan {
     int nat_rows;           /* one worker runs the rows in their natural order
                                (layout_natural, exec_natural) */
     int few_near;           /* few_near_rows at layout_positions (-1: not asked) */
+    /* ILU0 on split factors: the row kernel by test or by table
+     * (ilu0_row_split_table). The first CPU_ILU_TRIALS factorisations
+     * alternate them, timed; then the faster stays, the table only by
+     * CPU_ILU_TABLE_MARGIN (it holds a pointer per row and worker). */
+    double **ilu_slot;      /* the table: n pointers per worker (or NULL) */
+    double *ilu_spare;      /* where its misses go, per worker */
+    int ilu_slot_nt;        /* the workers it was made for */
+    int ilu_trials;         /* factorisations timed so far */
+    int ilu_table;          /* -1 undecided, 0 by test, 1 by table */
+    double ilu_best_s[2];   /* fastest by test, by table */
     int ilu_prefetch;       /* ILU0 on split factors: fetch the U rows of the
                                rows ahead (cpu_gathers_at_random of L) */
     int x_prefetch;         /* pull, one column: fetch the x of the entry
@@ -93,6 +103,8 @@ typedef struct cpu_plan {
     int vmsrc_id;           /* vmap is the identity */
 } cpu_plan;
 #define CPU_TUNE_SOLVES (ATA_AUTO_TUNE_SOLVES / 2)
+#define CPU_ILU_TRIALS ATA_FACTOR_TRIALS
+#define CPU_ILU_TABLE_MARGIN 0.9
 /* auto keeps the faster way, except where kernels on all workers follow
  * each solve (ata_plan.parallel_after: ata_pcg's factors): there one worker
  * must beat all workers' median by more than 10%, because one worker leaves
