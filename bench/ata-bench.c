@@ -615,7 +615,8 @@ static double ilu0_sensitivity(const ata_csr *A, ilu0_setup *su)
 
 /* The numeric phase alone, as a user of the split API refactors each step:
  * ata_factor_setup once (untimed), then ata_factor_update_values with A's
- * own values (after the ATA_FACTOR_TRIALS untimed), median of the repetitions (t: scratch of o->reps). The whole
+ * own values (after ATA_FACTOR_TRIALS - 1 untimed: with setup's, the CPU's
+ * kernel trials), median of the repetitions (t: scratch of o->reps). The whole
  * call (ata_spilu0, the table's factor ms) is mostly analysis on a GPU: the
  * first H200 run, lap3d:100, spent ~2.5 ms of ~170 in the kernels. NaN when
  * the setup refuses (its error is not this run's). */

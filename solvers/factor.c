@@ -421,6 +421,10 @@ ata_status ata_factor_setup(ata_context *ctx, const ata_csr *A, const ata_factor
     if (!out) return ata_fail(ATA_ERR_ARG, "factor: NULL output");
     *out = NULL;
     ata_factor_options opt = opt_in ? *opt_in : ata_factor_defaults();
+    /* A caller-filled CSR is not trusted: the row kernels index by sorted
+     * columns (ilu0_row_split sends a column left of the diagonal to L's
+     * part). PCG checks its own A before it factors. */
+    ATA_TRY(csr_check_structure(A, "factor"));
     ata_factor *F = calloc(1, sizeof *F);
     if (!F) return ata_fail(ATA_ERR_NOMEM, "factor: out of memory");
     ata_status st = factor_core_setup(ctx, A, &opt, 0, NULL, &F->core);

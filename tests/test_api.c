@@ -206,6 +206,26 @@ static ata_csr *zero_pivot_matrix(void)
     return A;
 }
 
+/* A caller-filled CSR whose row lists a column left of the diagonal after
+ * it: refused with the row named, not factored past the arrays' ends (the
+ * row kernels index by sorted columns). */
+static void test_factor_unsorted_refused(void **state)
+{
+    (void)state;
+    ata_context *ctx = tu_cpu_context(2);
+    int rp[4] = { 0, 1, 3, 6 }, ci[6] = { 0, 0, 1, 0, 2, 1 };
+    double v[6] = { 4, -1, 4, -1, 4, -1 };
+    const ata_csr A = { 3, 3, 6, rp, ci, v };
+    for (int rt = 0; rt < 2; rt++) {
+        ata_factor *F = (ata_factor *)&F;
+        ata_factor_options fo = ata_factor_defaults();
+        assert_int_equal(ata_factor_setup(rt ? ctx : NULL, &A, &fo, &F), ATA_ERR_FORMAT);
+        assert_null(F);
+        assert_non_null(strstr(ata_last_error(), "row 2: column 1 after column 2"));
+    }
+    ata_context_destroy(ctx);
+}
+
 static void test_factor_zero_pivot(void **state)
 {
     (void)state;
@@ -651,6 +671,7 @@ int main(void)
         cmocka_unit_test(test_factor_vs_reference),
         cmocka_unit_test(test_factor_update),
         cmocka_unit_test(test_factor_zero_pivot),
+        cmocka_unit_test(test_factor_unsorted_refused),
         cmocka_unit_test(test_shift_spd),
         cmocka_unit_test(test_sptrsv_multi),
         cmocka_unit_test(test_factor_multi_and_plan_update),

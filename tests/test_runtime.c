@@ -1142,10 +1142,6 @@ static void test_api_errors(void **state)
     ata_context_destroy(ctx);
 }
 
-/* SpMV prefetches x ahead, and ILU0 the U rows of the rows ahead, where x
- * is large and gathered at random (a randomly permuted grid), not for a
- * stencil in order or a small x; either way y and the factors are the
- * reference's, bit for bit (the same operations in the same order). */
 /* f's split factors bitwise the reference's factors R (in A's layout). */
 static void assert_split_factors(const factor_core *f, const ata_csr *R)
 {
@@ -1178,6 +1174,10 @@ static void check_factor_prefetch(ata_context *ctx, const ata_csr *A, const ata_
 static void test_ilu0_by_table(void **state)
 {
     (void)state;
+    assert_int_equal(CPU_ILU_TRIALS, 4);    /* as the sequence below assumes */
+    assert_true(cpu_ilu_keeps_table(1.0, 0.85));     /* the table only by the margin */
+    assert_false(cpu_ilu_keeps_table(1.0, 0.95));
+    assert_false(cpu_ilu_keeps_table(1.0, 1.2));
     const char *specs[] = { "circuit:20000", "lap3d27:16,perm=3" };
     for (int nt = 1; nt <= 2; nt++) {
         ata_context *ctx = tu_cpu_context(nt);
@@ -1190,36 +1190,55 @@ static void test_ilu0_by_table(void **state)
             ata_factor_options fo = ata_factor_defaults();
             TU_OK(factor_core_setup(ctx, A, &fo, 0, NULL, &f));
             cpu_plan *cp = cpu_plan_of(f->fp);
-            if (m == 1) assert_int_equal(f->fp->info.threads_used, nt);     /* both workers by table too */
-            for (int k = 1; k <= CPU_ILU_TRIALS + 3; k++) {
-                assert_int_equal(cp->ilu_trials, k < CPU_ILU_TRIALS ? k : CPU_ILU_TRIALS);
-                assert_split_factors(f, R);
-                if (k < CPU_ILU_TRIALS) {
-                    assert_int_equal(cp->ilu_table, -1);
-                    assert_true(k == 1 ? cp->ilu_slot == NULL : cp->ilu_slot != NULL);
-                } else if (k == CPU_ILU_TRIALS) {
-                    assert_true(cp->ilu_table == 0 || cp->ilu_table == 1);
-                    assert_true(cp->ilu_table ? cp->ilu_slot != NULL : cp->ilu_slot == NULL);
-                } else {
-                    cp->ilu_table = k % 2;      /* forced: by table, by test */
-                }
-                TU_OK(factor_core_update(f, A->val));
-            }
-            assert_split_factors(f, R);
+            const int used = f->fp->info.threads_used;
+            if (m == 1) assert_int_equal(used, nt);     /* both workers by table too */
+            const size_t bytes0 = f->fp->info.plan_bytes, table_bytes = (size_t)used * A->nrows * sizeof(double *);
             /* a NaN on row r's diagonal: the executor names r, by table too */
             const int r = A->nrows / 3;
             double *v = malloc((size_t)A->nnz * sizeof *v);
             memcpy(v, A->val, (size_t)A->nnz * sizeof *v);
+            v[f->dpos[r]] = NAN;
+            /* setup's factorisation: the first trial, by test */
+            assert_int_equal(cp->ilu_trials, 1);
+            assert_int_equal(cp->ilu_table, -1);
+            assert_null(cp->ilu_slot);
+            assert_split_factors(f, R);
+            /* the second, by table, fails on the NaN: a trial all the same */
+            assert_int_equal(factor_core_update(f, v), ATA_ERR_NONFINITE);
+            assert_int_equal(cp->ilu_trials, 2);
+            assert_non_null(cp->ilu_slot);
+            assert_int_equal(f->fp->info.plan_bytes, bytes0 + table_bytes);
+            TU_OK(factor_core_update(f, A->val));       /* by test */
+            assert_int_equal(cp->ilu_trials, 3);
+            assert_split_factors(f, R);
+            TU_OK(factor_core_update(f, A->val));       /* by table: the choice */
+            assert_int_equal(cp->ilu_trials, CPU_ILU_TRIALS);
+            assert_true(cp->ilu_table == 0 || cp->ilu_table == 1);
+            assert_true(cp->ilu_table ? cp->ilu_slot != NULL : cp->ilu_slot == NULL);
+            assert_int_equal(f->fp->info.plan_bytes, bytes0 + (cp->ilu_table ? table_bytes : 0));
+            assert_split_factors(f, R);
+            for (int k = 0; k < 4; k++) {
+                cp->ilu_table = k % 2 == 0;     /* forced: by table, by test */
+                if (k == 0 && cp->ilu_spare) memset(cp->ilu_spare, 0, (size_t)used * CPU_ILU_SPARE_STRIDE * sizeof(double));
+                TU_OK(factor_core_update(f, A->val));
+                assert_int_equal(cp->ilu_trials, CPU_ILU_TRIALS);
+                assert_split_factors(f, R);
+                if (k == 0)     /* every worker ran rows by table: its misses reached its spare doubles */
+                    for (int t = 0; t < used; t++) {
+                        int written = 0;
+                        for (int j = 0; j < ILU0_SPARE; j++) written |= cp->ilu_spare[t * CPU_ILU_SPARE_STRIDE + j] != 0;
+                        assert_true(written);
+                    }
+            }
+            assert_split_factors(f, R);
             for (int table = 1; table >= 0; table--) {
                 cp->ilu_table = table;
-                v[f->dpos[r]] = NAN;
                 assert_int_equal(factor_core_update(f, v), ATA_ERR_NONFINITE);
                 char want[64];
                 snprintf(want, sizeof want, "pivot in row %d is not finite", r);
                 assert_non_null(strstr(ata_last_error(), want));
                 TU_OK(factor_core_update(f, A->val));
                 assert_split_factors(f, R);
-                v[f->dpos[r]] = A->val[f->dpos[r]];
             }
             free(v);
             factor_core_free(f);
@@ -1230,6 +1249,10 @@ static void test_ilu0_by_table(void **state)
     }
 }
 
+/* SpMV prefetches x ahead, and ILU0 the U rows of the rows ahead, where x
+ * is large and gathered at random (a randomly permuted grid), not for a
+ * stencil in order or a small x; either way y and the factors are the
+ * reference's, bit for bit (the same operations in the same order). */
 static void test_gather_prefetch(void **state)
 {
     (void)state;

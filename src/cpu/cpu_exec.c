@@ -763,7 +763,6 @@ static inline __attribute__((always_inline)) void ilu0_prefetch(const ata_plan *
         }
 }
 
-#define EXEC_SPARE_STRIDE (ILU0_SPARE + 8)     /* a worker's spare doubles, a line clear of the next's */
 
 /* Row i of ILU0 on the whole A (T, diag), or on split factors (T strictly
  * lower, Tu: plan.h), once its predecessors (the lower part) are final. */
@@ -780,7 +779,7 @@ static int run_ilu0_row(exec_job *J, int i, int tracked, int *work)
     if (J->slot) {      /* this worker's table: its work array's place */
         const size_t t = (size_t)(work - J->work) / (size_t)p->n;
         bad = ilu0_row_split_table(Ap, Aj, J->x, U->rowptr, U->col, U->val, J->slot + t * p->n,
-                                   J->spare + t * EXEC_SPARE_STRIDE, i);
+                                   J->spare + t * CPU_ILU_SPARE_STRIDE, i);
     } else {
         bad = U ? ilu0_row_split(Ap, Aj, J->x, U->rowptr, U->col, U->val, work, i)
                 : ilu0_row(Ap, Aj, J->x, p->diag, work, i);
@@ -2313,21 +2312,20 @@ ata_status cpu_exec_sptrsv(ata_plan *p, const double *b, double *x)
 static ata_status ilu_table_make(ata_plan *p, cpu_plan *cp, int nt)
 {
     if (cp->ilu_slot && cp->ilu_slot_nt >= nt) return ATA_OK;
-    free(cp->ilu_slot);
-    free(cp->ilu_spare);
+    ilu_table_drop(p, cp);
     cp->ilu_slot = mem_alloc((size_t)nt * p->n * sizeof *cp->ilu_slot + 1);
-    cp->ilu_spare = mem_calloc((size_t)nt * EXEC_SPARE_STRIDE, sizeof *cp->ilu_spare);
+    cp->ilu_spare = mem_calloc((size_t)nt * CPU_ILU_SPARE_STRIDE, sizeof *cp->ilu_spare);
     cp->ilu_slot_nt = nt;
     if (!cp->ilu_slot || !cp->ilu_spare) {
         free(cp->ilu_slot);
         free(cp->ilu_spare);
         cp->ilu_slot = NULL;
         cp->ilu_spare = NULL;
-        return ata_fail(ATA_ERR_NOMEM, "ilu0: out of memory for %d workers x %d rows", nt, p->n);
+        return ATA_ERR_NOMEM;
     }
     for (int t = 0; t < nt; t++)
         for (int j = 0; j < p->n; j++)
-            cp->ilu_slot[(size_t)t * p->n + j] = cp->ilu_spare + (size_t)t * EXEC_SPARE_STRIDE + (j & (ILU0_SPARE - 1));
+            cp->ilu_slot[(size_t)t * p->n + j] = cp->ilu_spare + (size_t)t * CPU_ILU_SPARE_STRIDE + (j & (ILU0_SPARE - 1));
     p->info.plan_bytes += (size_t)nt * p->n * sizeof *cp->ilu_slot;
     return ATA_OK;
 }
@@ -2341,14 +2339,20 @@ static void ilu_table_drop(ata_plan *p, cpu_plan *cp)
     cp->ilu_spare = NULL;
 }
 
+int cpu_ilu_keeps_table(double test_s, double table_s) { return table_s < CPU_ILU_TABLE_MARGIN * test_s; }
+
 ata_status cpu_exec_ilu0(ata_plan *p)
 {
     int nt = p->info.threads_used > 0 ? p->info.threads_used : cpu_pool_size(p->ctx->pool);
     cpu_plan *cp = cpu_plan_of(p);
     /* split factors: by test or by table (cpu_plan.ilu_table); the table
      * kept between factorisations, every slot back at its spare */
-    const int table = p->Tu && (cp->ilu_table == 1 || (cp->ilu_table < 0 && cp->ilu_trials % 2));
-    if (table) ATA_TRY(ilu_table_make(p, cp, nt));
+    int table = p->Tu && (cp->ilu_table == 1 || (cp->ilu_table < 0 && cp->ilu_trials % 2));
+    if (table && ilu_table_make(p, cp, nt) != ATA_OK) {
+        /* no memory for the table: by test from now on (it needs half) */
+        cp->ilu_table = 0;
+        table = 0;
+    }
     int *work = mem_alloc((size_t)nt * p->n * sizeof *work + 1);
     if (!work) return ata_fail(ATA_ERR_NOMEM, "ilu0: out of memory for %d workers x %d rows", nt, p->n);
     memset(work, 0xff, (size_t)nt * p->n * sizeof *work);   /* all -1 */
@@ -2362,7 +2366,7 @@ ata_status cpu_exec_ilu0(ata_plan *p)
     if (p->Tu && cp->ilu_table < 0 && (st == ATA_OK || st == ATA_ERR_ZERO_PIVOT || st == ATA_ERR_NONFINITE)) {
         if (cp->ilu_trials < 2 || s < cp->ilu_best_s[table]) cp->ilu_best_s[table] = s;
         if (++cp->ilu_trials == CPU_ILU_TRIALS) {
-            cp->ilu_table = cp->ilu_best_s[1] < CPU_ILU_TABLE_MARGIN * cp->ilu_best_s[0];
+            cp->ilu_table = cpu_ilu_keeps_table(cp->ilu_best_s[0], cp->ilu_best_s[1]);
             if (!cp->ilu_table) ilu_table_drop(p, cp);
         }
     }

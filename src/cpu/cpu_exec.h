@@ -3,6 +3,7 @@
 #define ATA_CPU_EXEC_H
 #include <stdatomic.h>
 #include <stdint.h>
+#include "ilu0_row.h"
 #include "plan.h"
 #include "cpu_pool.h"
 #include "cpu_sched.h"
@@ -105,6 +106,7 @@ typedef struct cpu_plan {
 #define CPU_TUNE_SOLVES (ATA_AUTO_TUNE_SOLVES / 2)
 #define CPU_ILU_TRIALS ATA_FACTOR_TRIALS
 #define CPU_ILU_TABLE_MARGIN 0.9
+#define CPU_ILU_SPARE_STRIDE (ILU0_SPARE + 8)  /* a worker's spare doubles, a line clear of the next's */
 /* auto keeps the faster way, except where kernels on all workers follow
  * each solve (ata_plan.parallel_after: ata_pcg's factors): there one worker
  * must beat all workers' median by more than 10%, because one worker leaves
@@ -118,6 +120,9 @@ typedef struct cpu_plan {
  * worker 1.06 ms against 1.13, kept all workers under the margin. */
 #define CPU_TUNE_ONE_MARGIN 0.9
 int cpu_tune_keeps_one(double all_s, double one_s, int parallel_after);
+/* ILU0's trials (cpu_plan.ilu_table): the table stays if it was the faster
+ * by CPU_ILU_TABLE_MARGIN (fastest factorisation each way). */
+int cpu_ilu_keeps_table(double test_s, double table_s);
 /* Whether an order mostly steps down (short steps, of at most
  * EXEC_LINE_ROWS rows, counted either way): where a walk by row through it
  * goes in T (layout_prefetch). */
