@@ -62,6 +62,26 @@ static inline int ilu0_row(const int *Ap, const int *Aj, double *Ax,
     return !(u != 0 && u - u == 0);
 }
 
+/* Row k of U (kq..khi) much longer than what of row i follows column k
+ * (p + 1..lhi in L, ulo..uhi in U): each of those looked up in row k by
+ * bisection, as ilu0_row does (the same subtractions in the same order).
+ * 1 if it did, 0 if row k is to be scanned. */
+static inline int ilu0_split_bisects(const int *Lj, double *Lx, int p, int lhi, const int *Uj, double *Ux, int ulo,
+                                     int uhi, int kq, int khi, double lik)
+{
+    if ((long long)(lhi - p - 1 + uhi - ulo) * 16 >= khi - kq) return 0;
+    int from = kq;
+    for (int w = p + 1; w < lhi && from < khi; w++) {
+        const int q = ilu0_bisect(Uj, &from, khi, Lj[w]);
+        if (q >= 0) Lx[w] -= lik * Ux[q];
+    }
+    for (int w = ulo; w < uhi && from < khi; w++) {
+        const int q = ilu0_bisect(Uj, &from, khi, Uj[w]);
+        if (q >= 0) Ux[w] -= lik * Ux[q];
+    }
+    return 1;
+}
+
 /* The same row on the factors kept split, as the solve plans hold them
  * (PCG on the CPU backend factors in place there): L (Lp, Lj, Lx) the
  * strictly lower part, U (Up, Uj, Ux) the diagonal first, then the upper
@@ -81,18 +101,7 @@ static inline int ilu0_row_split(const int *Lp, const int *Lj, double *Lx,
         const int k = Lj[p], kq = Up[k] + 1, khi = Up[k + 1];
         const double lik = Lx[p] / Ux[Up[k]];
         Lx[p] = lik;
-        if ((long long)(lhi - p - 1 + uhi - ulo) * 16 < khi - kq) {
-            int from = kq;
-            for (int w = p + 1; w < lhi && from < khi; w++) {
-                const int q = ilu0_bisect(Uj, &from, khi, Lj[w]);
-                if (q >= 0) Lx[w] -= lik * Ux[q];
-            }
-            for (int w = ulo; w < uhi && from < khi; w++) {
-                const int q = ilu0_bisect(Uj, &from, khi, Uj[w]);
-                if (q >= 0) Ux[w] -= lik * Ux[q];
-            }
-            continue;
-        }
+        if (ilu0_split_bisects(Lj, Lx, p, lhi, Uj, Ux, ulo, uhi, kq, khi, lik)) continue;
         int q = kq;
         for (; q < khi && Uj[q] < i; q++) {
             const int w = work[Uj[q]];
@@ -128,18 +137,7 @@ static inline int ilu0_row_split_table(const int *Lp, const int *Lj, double *Lx,
         const int k = Lj[p], kq = Up[k] + 1, khi = Up[k + 1];
         const double lik = Lx[p] / Ux[Up[k]];
         Lx[p] = lik;
-        if ((long long)(lhi - p - 1 + uhi - ulo) * 16 < khi - kq) {
-            int from = kq;
-            for (int w = p + 1; w < lhi && from < khi; w++) {
-                const int q = ilu0_bisect(Uj, &from, khi, Lj[w]);
-                if (q >= 0) Lx[w] -= lik * Ux[q];
-            }
-            for (int w = ulo; w < uhi && from < khi; w++) {
-                const int q = ilu0_bisect(Uj, &from, khi, Uj[w]);
-                if (q >= 0) Ux[w] -= lik * Ux[q];
-            }
-            continue;
-        }
+        if (ilu0_split_bisects(Lj, Lx, p, lhi, Uj, Ux, ulo, uhi, kq, khi, lik)) continue;
         for (int q = kq; q < khi; q++) *slot[Uj[q]] -= lik * Ux[q];
     }
     for (int p = llo; p < lhi; p++) slot[Lj[p]] = spare + (Lj[p] & (ILU0_SPARE - 1));
