@@ -615,8 +615,8 @@ static double ilu0_sensitivity(const ata_csr *A, ilu0_setup *su)
 
 /* The numeric phase alone, as a user of the split API refactors each step:
  * ata_factor_setup once (untimed), then ata_factor_update_values with A's
- * own values (after ATA_FACTOR_TRIALS - 1 untimed: with setup's, the CPU's
- * kernel trials), median of the repetitions (t: scratch of o->reps). The whole
+ * own values (on the CPU after ATA_FACTOR_TRIALS - 1 untimed: with setup's,
+ * its kernel trials), median of the repetitions (t: scratch of o->reps). The whole
  * call (ata_spilu0, the table's factor ms) is mostly analysis on a GPU: the
  * first H200 run, lap3d:100, spent ~2.5 ms of ~170 in the kernels. NaN when
  * the setup refuses (its error is not this run's). */
@@ -634,7 +634,7 @@ static double time_refactor(bench_state *st, const ata_csr *A, const ata_plan_op
                  "analysis costs more than it saves); " : "", L ? ata_plan_choice(L) : "-");
     }
     /* the CPU's kernel trials (setup's factorisation the first): untimed */
-    for (int k = 1; k < ATA_FACTOR_TRIALS; k++)
+    for (int k = 1; st->res->backend == ATA_BACKEND_CPU && k < ATA_FACTOR_TRIALS; k++)
         if (ata_factor_update_values(F, A->val) != ATA_OK) break;
     int n = 0;
     for (int rep = 0; rep < st->opt->reps; rep++) {

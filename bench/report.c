@@ -238,8 +238,9 @@ void report_title(FILE *f, const bench_results *R)
                 o->traversal == ATA_PUSH ? "push (CSC)" : "pull (CSR)", S, o->reps);
     } else {
         fprintf(f, "S %s, median of %d factorisations (analysis included); refactor ms: median of %d "
-                "ata_factor_update_values after one ata_factor_setup and %d untimed (the CPU's kernel trials)\n",
-                S, o->reps, o->reps, ATA_FACTOR_TRIALS - 1);
+                "ata_factor_update_values after one ata_factor_setup", S, o->reps, o->reps);
+        if (R->backend == ATA_BACKEND_CPU) fprintf(f, " and %d untimed (the CPU's kernel trials)", ATA_FACTOR_TRIALS - 1);
+        fputc('\n', f);
     }
     const bench_machine *M = &R->machine;
     fprintf(f, "commit %s, %s, host %s, %s (%d cores), load %.2f %.2f %.2f\n", M->commit, M->date, M->host,

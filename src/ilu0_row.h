@@ -89,8 +89,9 @@ static inline int ilu0_split_bisects(const int *Lj, double *Lx, int p, int lhi, 
  * and their order are ilu0_row's: bitwise its result. work[j] holds the
  * position of column j in L's part of row i (j < i) or in U's (j >= i).
  * Row k's columns are sorted, so its scan splits at column i: the entries
- * before update L, the rest U, one test each (a three-way test per entry
- * cost 8-15% of the factorisation on grids, circuits and FEM matrices). */
+ * before update L, the rest U, one test each (against a three-way test per
+ * entry, this kernel alone, one thread: bcsstk13 8-26% faster, lap3d27 and
+ * ex19's pattern 6-10%, lap3d:60 and convdiff level, Pd 4% slower). */
 static inline int ilu0_row_split(const int *Lp, const int *Lj, double *Lx,
                                  const int *Up, const int *Uj, double *Ux, int *work, int i)
 {

@@ -749,20 +749,25 @@ static int run_push_col(exec_job *J, int k, int j, int tracked, int tid, push_de
  * force: as a call, GCC 12 took it (prefetches only) for a pure function
  * and dropped every call. */
 #define EXEC_ILU_AHEAD 16
-static inline __attribute__((always_inline)) void ilu0_prefetch(const ata_plan *p, int k, int k1)
+/* far's U row pointers, near's U rows (a row < 0: none). */
+static inline __attribute__((always_inline)) void ilu0_fetch_rows(const ata_plan *p, int far, int near)
 {
-    const int *Lp = p->T->rowptr, *Lj = p->T->col, *Up = p->Tu->rowptr, *order = p->sched.order;
-    if (k < k1 - EXEC_ILU_AHEAD)
-        for (int q = Lp[order[k + EXEC_ILU_AHEAD]]; q < Lp[order[k + EXEC_ILU_AHEAD] + 1]; q++)
-            __builtin_prefetch(&Up[Lj[q]], 0, 0);
-    if (k < k1 - EXEC_ILU_AHEAD / 2)
-        for (int q = Lp[order[k + EXEC_ILU_AHEAD / 2]]; q < Lp[order[k + EXEC_ILU_AHEAD / 2] + 1]; q++) {
+    const int *Lp = p->T->rowptr, *Lj = p->T->col, *Up = p->Tu->rowptr;
+    if (far >= 0)
+        for (int q = Lp[far]; q < Lp[far + 1]; q++) __builtin_prefetch(&Up[Lj[q]], 0, 0);
+    if (near >= 0)
+        for (int q = Lp[near]; q < Lp[near + 1]; q++) {
             const int u = Up[Lj[q]];
             __builtin_prefetch(&p->Tu->col[u], 0, 0);
             __builtin_prefetch(&p->Tu->val[u], 0, 0);
         }
 }
-
+static inline __attribute__((always_inline)) void ilu0_prefetch(const ata_plan *p, int k, int k1)
+{
+    const int *order = p->sched.order;
+    ilu0_fetch_rows(p, k < k1 - EXEC_ILU_AHEAD ? order[k + EXEC_ILU_AHEAD] : -1,
+                    k < k1 - EXEC_ILU_AHEAD / 2 ? order[k + EXEC_ILU_AHEAD / 2] : -1);
+}
 
 /* Row i of ILU0 on the whole A (T, diag), or on split factors (T strictly
  * lower, Tu: plan.h), once its predecessors (the lower part) are final. */
@@ -1297,23 +1302,10 @@ static void exec_natural(exec_job *J)
             if (!isfinite(J->x[i])) note_bad_row(J, i);
 }
 
-/* ilu0_prefetch in natural order (order the identity), before row i of n. */
-static inline __attribute__((always_inline)) void ilu0_prefetch_row(const int *Ap, const int *Aj, const int *Up,
-                                                                    const int *Uj, const double *Ux, int i, int n)
-{
-    if (i < n - EXEC_ILU_AHEAD)
-        for (int q = Ap[i + EXEC_ILU_AHEAD]; q < Ap[i + EXEC_ILU_AHEAD + 1]; q++) __builtin_prefetch(&Up[Aj[q]], 0, 0);
-    if (i < n - EXEC_ILU_AHEAD / 2)
-        for (int q = Ap[i + EXEC_ILU_AHEAD / 2]; q < Ap[i + EXEC_ILU_AHEAD / 2 + 1]; q++) {
-            __builtin_prefetch(&Uj[Up[Aj[q]]], 0, 0);
-            __builtin_prefetch(&Ux[Up[Aj[q]]], 0, 0);
-        }
-}
-
 /* One worker, ILU0: rows 0..n-1, a valid order (a row needs only rows
  * before it), with no schedule, flags or runs to walk. The U rows a
  * circuit reaches at random fetched ahead as in schedule order
- * (ilu0_prefetch, the identity for order). */
+ * (ilu0_prefetch, the order the identity). */
 static void exec_ilu0_natural(exec_job *J)
 {
     const ata_plan *p = J->p;
@@ -1325,23 +1317,14 @@ static void exec_ilu0_natural(exec_job *J)
             if (ilu0_row(Ap, Aj, J->x, p->diag, work, i)) note_bad_row(J, i);
         return;
     }
-    const int *Up = U->rowptr, *Uj = U->col;
+    const int *Up = U->rowptr, *Uj = U->col, pf = cpu_plan_of(p)->ilu_prefetch;
     double *Lx = J->x, *Ux = U->val;
-    if (J->slot) {
-        for (int i = 0; i < n; i++) {
-            if (cpu_plan_of(p)->ilu_prefetch) ilu0_prefetch_row(Ap, Aj, Up, Uj, Ux, i, n);
-            if (ilu0_row_split_table(Ap, Aj, Lx, Up, Uj, Ux, J->slot, J->spare, i)) note_bad_row(J, i);
-        }
-        return;
-    }
-    if (!cpu_plan_of(p)->ilu_prefetch) {
-        for (int i = 0; i < n; i++)
-            if (ilu0_row_split(Ap, Aj, Lx, Up, Uj, Ux, work, i)) note_bad_row(J, i);
-        return;
-    }
     for (int i = 0; i < n; i++) {
-        ilu0_prefetch_row(Ap, Aj, Up, Uj, Ux, i, n);
-        if (ilu0_row_split(Ap, Aj, Lx, Up, Uj, Ux, work, i)) note_bad_row(J, i);
+        if (pf) ilu0_fetch_rows(p, i < n - EXEC_ILU_AHEAD ? i + EXEC_ILU_AHEAD : -1,
+                                i < n - EXEC_ILU_AHEAD / 2 ? i + EXEC_ILU_AHEAD / 2 : -1);
+        const int bad = J->slot ? ilu0_row_split_table(Ap, Aj, Lx, Up, Uj, Ux, J->slot, J->spare, i)
+                                : ilu0_row_split(Ap, Aj, Lx, Up, Uj, Ux, work, i);
+        if (bad) note_bad_row(J, i);
     }
 }
 
