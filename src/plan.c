@@ -270,9 +270,25 @@ static int node_permille(const ata_csr *T, ata_uplo uplo)
  * the faster lower solve there too: lap3d:100 0.69 / 1.02, convdiff:100
  * 0.69 / 1.11, lap3d:128 0.67 / 0.88. Where x fits:
  * lap2d:1000x100 1.05-1.46, lap2d:300 1.1-1.6. On one worker chain lost up
- * to 1.4x (lap3d:2000x20x20). */
+ * to 1.4x (lap3d:2000x20x20).
+ * Where the lines need no cutting (a 3D grid: 8 or more whole lines a level
+ * for 2 workers' 4), chain wins from lines of 40 rows and an x of 512 KiB.
+ * Measured 2026-11-28 (twelfth session), 2 threads, one process, plans
+ * alternated, medians of 16-52 solves, chain / ca: lap3d:100 0.69 warm
+ * (2.63 against 3.77 ms), 0.69-0.97 with the 32 MB write, upper 0.92-0.96;
+ * lap3d:128 0.89 / 0.85 (write, L / U); convdiff:100 0.87 / 0.90;
+ * lap3d:81 0.91 / 0.90; lap3d:64x128x128 0.69; lap3d:50x150x150 0.67;
+ * lap3d:40x160x160 0.74; but lap3d:30x200x200 (lines of 30) 1.03-1.05.
+ * auto against auto before, the serial loop as each process's anchor:
+ * lap3d:55 to lap3d:100 and convdiff:60 1.1-1.6x faster, lap3d:100x40x40
+ * (x 1.3 MB) and convdiff:50 level; lap3d:40x20x20 (x 128 KB) 14% slower,
+ * lap3d:40 (x 500 KB) level to 15% slower: hence the x bound. Grids cut
+ * into pieces (2D: one line a level) keep the rule above: lap2d:300x3000
+ * to lap2d:200x5000 (pieces of 33-57 rows) 1.2-1.45x slower with chain. */
 #define AUTO_LINES_MIN_X (4u << 20)
 #define AUTO_LINES_MIN_BLOCK 200
+#define AUTO_LINES_MIN_LINE 40
+#define AUTO_LINES_MIN_X_WHOLE (512u << 10)
 
 static ata_policy plan_resolve_policy(const ata_context *ctx, const ata_csr *T, int kind, const ata_plan_options *o,
                                       int *chained, int *nodes, int *chain_cap)
@@ -287,8 +303,8 @@ static ata_policy plan_resolve_policy(const ata_context *ctx, const ata_csr *T, 
     if (*chained < AUTO_CHAIN_PERMILLE) return ATA_POLICY_CA;
     *nodes = node_permille(T, o->uplo);
     if (*nodes >= AUTO_NODES_PERMILLE) return ATA_POLICY_CHAIN;
-    if (ctx->pool && cpu_pool_workers(ctx->pool) > 1 &&
-        (size_t)T->nrows * sizeof(double) >= AUTO_LINES_MIN_X && cpu_lines_rows_short(T, o->diag != ATA_UNIT)) {
+    if (ctx->pool && cpu_pool_workers(ctx->pool) > 1 && (size_t)T->nrows * sizeof(double) >= AUTO_LINES_MIN_X_WHOLE &&
+        cpu_lines_rows_short(T, o->diag != ATA_UNIT)) {
         /* as choose_S would cut them; out of memory: ca, which needs less,
          * and the last error as it was (the plan may still succeed) */
         char old_error[256];
@@ -299,7 +315,8 @@ static ata_policy plan_resolve_policy(const ata_context *ctx, const ata_csr *T, 
             (void)ata_fail(ATA_OK, "%s", old_error);
             return ATA_POLICY_CA;
         }
-        if (mean >= AUTO_LINES_MIN_BLOCK) {
+        const int whole = cap >= T->nrows;     /* lines not cut: enough of them a level */
+        if (whole ? mean >= AUTO_LINES_MIN_LINE : (size_t)T->nrows * sizeof(double) >= AUTO_LINES_MIN_X && mean >= AUTO_LINES_MIN_BLOCK) {
             *chain_cap = cap;
             return ATA_POLICY_CHAIN;
         }
@@ -321,9 +338,13 @@ const char *ata_plan_choice(const ata_plan *plan) { return plan ? plan->choice :
 static void plan_describe(ata_plan *p, const dag *d)
 {
     const ata_plan_info *in = &p->info;
-    char lines_why[96];
-    snprintf(lines_why, sizeof lines_why, "short rows in blocks of %d or more and an x past the caches: chain's "
-             "blocks in place", AUTO_LINES_MIN_BLOCK);
+    char lines_why[128];
+    if (p->auto_chain_cap >= p->n)
+        snprintf(lines_why, sizeof lines_why, "short rows in whole lines of %d or more and an x of %u KiB or more: "
+                 "chain's lines in place", AUTO_LINES_MIN_LINE, AUTO_LINES_MIN_X_WHOLE >> 10);
+    else
+        snprintf(lines_why, sizeof lines_why, "short rows in blocks of %d or more and an x past the caches: chain's "
+                 "blocks in place", AUTO_LINES_MIN_BLOCK);
     int w = snprintf(p->choice, sizeof p->choice, "%s%s", p->auto_policy ? "auto: " : "", ata_policy_name(p->opt.policy));
     if (w > 0 && (size_t)w < sizeof p->choice && p->auto_chained >= 0 && d && d->nlevels > 0)
         w += snprintf(p->choice + w, sizeof p->choice - w, " (%.1f%% of rows need the row before them, %d rows a "
