@@ -303,8 +303,14 @@ static void check_split(ata_context *ctx, const ata_csr *A, const ata_factor_opt
         agg_free(&fresh);
         dag_free(&dl);
         if (fo->plan.traversal == ATA_PULL) {
-            assert_true((f->Lp->T == f->Ls) == (cpu_plan_of(f->Lp)->order_identity || cpu_plan_of(f->Lp)->by_row));
-            assert_true((f->Up->T == f->Us) == (cpu_plan_of(f->Up)->order_identity || cpu_plan_of(f->Up)->by_row));
+            /* in place where the rows keep their order, unless several
+             * workers run it: then a copy in worker order (cpu_exec.c,
+             * layout_segments) */
+            assert_true((f->Lp->T == f->Ls) == ((cpu_plan_of(f->Lp)->order_identity || cpu_plan_of(f->Lp)->by_row) &&
+                                                !cpu_plan_of(f->Lp)->tbase));
+            assert_true((f->Up->T == f->Us) == ((cpu_plan_of(f->Up)->order_identity || cpu_plan_of(f->Up)->by_row) &&
+                                                !cpu_plan_of(f->Up)->tbase));
+            assert_true(!cpu_plan_of(f->Lp)->tbase || cpu_plan_of(f->Lp)->segmented);
             /* U through L's levels backwards, by row: row n - 1 - k at
              * position k, without reading the order (PULL_DOWN) */
             int rev = n > 1;

@@ -599,22 +599,48 @@ static void test_relayout_one(void **state)
         ata_plan_destroy(p);
         ata_csr_free(A); ata_csr_free(L);
     }
-    {   /* a factor's plans read its triangles in place: segmented, and left alone */
-        ata_csr *A;
-        TU_OK(ata_gen_from_spec("lap2d:30,levelorder", &A));
+    {   /* a factor's plans on two workers read a copy of its triangles in
+         * worker order (not the factors in place): laid out again for one
+         * worker like any plan that owns its matrix, and still the factor's
+         * bits after new values */
+        ata_csr *A, *A2;
+        TU_OK(ata_gen_from_spec("lap2d:40,dofs=4", &A));    /* nodes: lines cut in two, the halves alternate */
+        TU_OK(ata_csr_copy(A, &A2));
+        for (int q = 0; q < A2->nnz; q++) A2->val[q] *= 1.0 + 0.01 * (q % 7);
         ata_factor_options fo = ata_factor_defaults();
-        fo.plan.policy = ATA_POLICY_CA;
-        fo.plan.S = 64;
-        ata_factor *F;
+        fo.plan.policy = ATA_POLICY_CHAIN;     /* not auto: no timing in the way */
+        ata_factor *F, *G;
+        ata_context *one = make_ctx(1, 20);
         TU_OK(ata_factor_setup(two, A, &fo, &F));
+        TU_OK(ata_factor_setup(one, A, &fo, &G));   /* the reference: one worker, no relayout */
         const ata_plan *Lp, *Up;
         ata_factor_plans(F, &Lp, &Up);
-        assert_int_equal(Lp->T_borrowed, PLAN_T_BORROWED);
-        assert_true(cpu_plan_of(Lp)->segmented);
-        assert_int_equal(cpu_exec_relayout_one((ata_plan *)Lp), ATA_ERR_UNSUPPORTED);
-        assert_true(cpu_plan_of(Lp)->segmented);
+        assert_int_equal(Lp->T_borrowed, PLAN_T_OWNED);
+        assert_true(cpu_plan_of(Lp)->segmented && cpu_plan_of(Lp)->tbase);   /* (U: L's levels backwards, by row) */
+        assert_true(cpu_plan_of(Lp)->tbase[2] != cpu_plan_of(Lp)->segs.lo[2]);     /* rows moved */
+        const int n = A->nrows;
+        double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x), *xr = malloc((size_t)n * sizeof *xr);
+        tu_random_vec(b, n, 29);
+        for (int v = 0; v < 4; v++) {     /* A, A2 in worker order; laid out again, A2, A */
+            if (v == 2) {
+                TU_OK(cpu_exec_relayout_one((ata_plan *)Lp));
+                ata_factor_plans(F, &Lp, &Up);
+                assert_false(cpu_plan_of(Lp)->segmented);
+            }
+            if (v == 1 || v == 3) {
+                TU_OK(ata_factor_update_values(F, v == 1 ? A2->val : A->val));
+                TU_OK(ata_factor_update_values(G, v == 1 ? A2->val : A->val));
+            }
+            TU_OK(ata_factor_solve(F, b, x));
+            TU_OK(ata_factor_solve(G, b, xr));
+            if (memcmp(x, xr, (size_t)n * sizeof *x)) fail_msg("factor, step %d: not bitwise", v);
+        }
+        free(b); free(x); free(xr);
         ata_factor_destroy(F);
+        ata_factor_destroy(G);
+        ata_context_destroy(one);
         ata_csr_free(A);
+        ata_csr_free(A2);
     }
     {   /* auto's timing (tune_record) on a small plan: the two-worker solves
          * made to look slow, so one worker is kept; the plan is laid out

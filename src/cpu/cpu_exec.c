@@ -1705,7 +1705,14 @@ static ata_status layout_segments(ata_plan *p)
     cp->tune_nt = nt;
     cp->choice_base = strlen(p->choice);
     const int staged = !cp->order_identity && !cp->by_row;
-    if (p->kind == PLAN_SPTRSV && (staged || cp->order_identity) && (p->T_borrowed == PLAN_T_OWNED || cp->t_by_row)) {
+    /* A factor's triangle read in place (borrowed) is copied too: its new
+     * values then come by set_values (value_rows), a copy a factorisation.
+     * In place, the workers' halves of each line alternate in memory: ex19's
+     * factor's L (chain, nodes, 2 workers, the cache flushed between
+     * solves) took 0.83-0.85 ms in place, 0.67-0.70 in worker order, and
+     * one worker 0.77-0.85, so auto kept one (twelfth session, RESULTS). */
+    if (p->kind == PLAN_SPTRSV && (staged || cp->order_identity) &&
+        (p->T_borrowed == PLAN_T_OWNED || p->T_borrowed == PLAN_T_BORROWED || cp->t_by_row)) {
         ATA_TRY(layout_worker_order(p, staged));
         p->info.plan_bytes += sizeof(int) * (size_t)cp->segs.nseg;
     }
