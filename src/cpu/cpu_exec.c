@@ -1705,16 +1705,22 @@ static ata_status layout_segments(ata_plan *p)
     cp->tune_nt = nt;
     cp->choice_base = strlen(p->choice);
     const int staged = !cp->order_identity && !cp->by_row;
-    /* A factor's triangle read in place (borrowed) is copied too: its new
-     * values then come by set_values (value_rows), a copy a factorisation.
-     * In place, the workers' halves of each line alternate in memory: ex19's
-     * factor's L (chain, nodes, 2 workers, the cache flushed between
-     * solves) took 0.83-0.85 ms in place, 0.67-0.70 in worker order, and
-     * one worker 0.77-0.85, so auto kept one (twelfth session, RESULTS). */
+    /* A factor's triangle read in place (borrowed) by chain is copied too:
+     * its new values then come by set_values (value_rows), a copy a
+     * factorisation. In place, the workers' pieces of each line alternate
+     * in memory: ex19's factor's L (nodes, 2 workers, the cache flushed
+     * between solves) took 0.83-0.85 ms in place, 0.67-0.70 in worker
+     * order, one worker 0.77-0.85, so auto kept one. Not for the other
+     * policies: PCG's level-ordered L on lap3d:100 gained 10% (2.15-2.50 ->
+     * 1.95-2.20 ms/it) for 19% more memory (peak RSS 369 -> 439 MB), the
+     * circuit nothing (twelfth session, RESULTS). */
+    const int copy_borrowed = p->T_borrowed == PLAN_T_BORROWED && p->opt.policy == ATA_POLICY_CHAIN;
     if (p->kind == PLAN_SPTRSV && (staged || cp->order_identity) &&
-        (p->T_borrowed == PLAN_T_OWNED || p->T_borrowed == PLAN_T_BORROWED || cp->t_by_row)) {
+        (p->T_borrowed == PLAN_T_OWNED || copy_borrowed || cp->t_by_row)) {
+        const size_t copy = copy_borrowed ? sizeof(int) * ((size_t)p->n + 1 + (size_t)p->T->nnz) +
+                                            sizeof(double) * (size_t)p->T->nnz : 0;
         ATA_TRY(layout_worker_order(p, staged));
-        p->info.plan_bytes += sizeof(int) * (size_t)cp->segs.nseg;
+        p->info.plan_bytes += sizeof(int) * (size_t)cp->segs.nseg + copy;
     }
     return ATA_OK;
 }
