@@ -274,8 +274,8 @@ static int node_permille(const ata_csr *T, ata_uplo uplo)
  * Where the lines need no cutting (a 3D grid: 8 or more whole lines a level
  * for 2 workers' 4), chain wins from lines of 40 rows and an x of 512 KiB.
  * Measured 2026-11-28 (twelfth session), 2 threads, one process, plans
- * alternated, medians of 16-52 solves, chain / ca: lap3d:100 0.69 warm
- * (2.63 against 3.77 ms), 0.69-0.97 with the 32 MB write, upper 0.92-0.96;
+ * alternated, medians of 16-52 solves, chain / ca: lap3d:100 0.70 warm
+ * (2.63 against 3.77 ms), 0.69-0.97 with the 32 MB write, upper 0.91-0.96;
  * lap3d:128 0.89 / 0.85 (write, L / U); convdiff:100 0.87 / 0.90;
  * lap3d:81 0.91 / 0.90; lap3d:64x128x128 0.69; lap3d:50x150x150 0.67;
  * lap3d:40x160x160 0.74; but lap3d:30x200x200 (lines of 30) 1.03-1.05.
