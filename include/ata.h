@@ -319,7 +319,9 @@ typedef struct {
     size_t plan_bytes;      /* beyond the matrix: levels, order, flags (and,
                                where a plan reads float copies, the double
                                copy of its triangle it keeps for new values
-                               and transposed solves, read by neither) */
+                               and transposed solves, read by neither; and a
+                               factor's chain plan on several CPU workers, its
+                               copy of the factor's triangle in worker order) */
     size_t matrix_bytes;    /* the triangle it reads: its copy, or (a factor's
                                plans on the CPU) the factors, in place; values
                                counted as read (4 bytes where the plan reads

@@ -599,45 +599,57 @@ static void test_relayout_one(void **state)
         ata_plan_destroy(p);
         ata_csr_free(A); ata_csr_free(L);
     }
-    {   /* a factor's plans on two workers read a copy of its triangles in
-         * worker order (not the factors in place): laid out again for one
-         * worker like any plan that owns its matrix, and still the factor's
-         * bits after new values */
+    {   /* a factor's chain plans on two workers read a copy of their
+         * triangles in worker order (not the factors in place): laid out
+         * again for one worker like any plan that owns its matrix, still the
+         * factor's bits after new values (double and float factors), and
+         * the copy counted once in plan_bytes, before and after */
         ata_csr *A, *A2;
         TU_OK(ata_gen_from_spec("lap2d:40,dofs=4", &A));    /* nodes: lines cut in two, the halves alternate */
         TU_OK(ata_csr_copy(A, &A2));
         for (int q = 0; q < A2->nnz; q++) A2->val[q] *= 1.0 + 0.01 * (q % 7);
-        ata_factor_options fo = ata_factor_defaults();
-        fo.plan.policy = ATA_POLICY_CHAIN;     /* not auto: no timing in the way */
-        ata_factor *F, *G;
-        ata_context *one = make_ctx(1, 20);
-        TU_OK(ata_factor_setup(two, A, &fo, &F));
-        TU_OK(ata_factor_setup(one, A, &fo, &G));   /* the reference: one worker, no relayout */
-        const ata_plan *Lp, *Up;
-        ata_factor_plans(F, &Lp, &Up);
-        assert_int_equal(Lp->T_borrowed, PLAN_T_OWNED);
-        assert_true(cpu_plan_of(Lp)->segmented && cpu_plan_of(Lp)->tbase);   /* (U: L's levels backwards, by row) */
-        assert_true(cpu_plan_of(Lp)->tbase[2] != cpu_plan_of(Lp)->segs.lo[2]);     /* rows moved */
         const int n = A->nrows;
         double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x), *xr = malloc((size_t)n * sizeof *xr);
         tu_random_vec(b, n, 29);
-        for (int v = 0; v < 4; v++) {     /* A, A2 in worker order; laid out again, A2, A */
-            if (v == 2) {
-                TU_OK(cpu_exec_relayout_one((ata_plan *)Lp));
-                ata_factor_plans(F, &Lp, &Up);
-                assert_false(cpu_plan_of(Lp)->segmented);
+        ata_context *one = make_ctx(1, 20);
+        size_t bytes_double = 0;
+        for (int mixed = 0; mixed < 2; mixed++) {
+            ata_factor_options fo = ata_factor_defaults();
+            fo.plan.policy = ATA_POLICY_CHAIN;     /* not auto: no timing in the way */
+            fo.precision = mixed ? ATA_PRECISION_MIXED : ATA_PRECISION_DOUBLE;
+            ata_factor *F, *G;
+            TU_OK(ata_factor_setup(two, A, &fo, &F));
+            TU_OK(ata_factor_setup(one, A, &fo, &G));   /* the reference: one worker, no relayout */
+            const ata_plan *Lp, *Up;
+            ata_factor_plans(F, &Lp, &Up);
+            assert_int_equal(Lp->T_borrowed, PLAN_T_OWNED);
+            assert_true(cpu_plan_of(Lp)->segmented && cpu_plan_of(Lp)->tbase);   /* (U: L's levels backwards, by row) */
+            assert_true(cpu_plan_of(Lp)->tbase[2] != cpu_plan_of(Lp)->segs.lo[2]);     /* rows moved */
+            const size_t nnz = (size_t)Lp->T->nnz,
+                         copy = sizeof(int) * ((size_t)n + 1 + nnz) + sizeof(double) * nnz;
+            assert_true(Lp->info.plan_bytes >= copy && Lp->info.plan_bytes < copy + sizeof(double) * nnz);
+            if (!mixed) bytes_double = Lp->info.plan_bytes;
+            else assert_int_equal(Lp->info.plan_bytes, bytes_double);     /* the double copy once, not twice */
+            for (int v = 0; v < 4; v++) {     /* A, A2 in worker order; laid out again, A2, A */
+                if (v == 2) {
+                    TU_OK(cpu_exec_relayout_one((ata_plan *)Lp));
+                    ata_factor_plans(F, &Lp, &Up);
+                    assert_false(cpu_plan_of(Lp)->segmented);
+                    assert_true(Lp->info.plan_bytes >= copy && Lp->info.plan_bytes < copy + sizeof(double) * nnz);
+                }
+                if (v == 1 || v == 3) {
+                    TU_OK(ata_factor_update_values(F, v == 1 ? A2->val : A->val));
+                    TU_OK(ata_factor_update_values(G, v == 1 ? A2->val : A->val));
+                }
+                TU_OK(ata_factor_solve(F, b, x));
+                TU_OK(ata_factor_solve(G, b, xr));
+                if (memcmp(x, xr, (size_t)n * sizeof *x)) fail_msg("factor (%s), step %d: not bitwise",
+                                                                   mixed ? "mixed" : "double", v);
             }
-            if (v == 1 || v == 3) {
-                TU_OK(ata_factor_update_values(F, v == 1 ? A2->val : A->val));
-                TU_OK(ata_factor_update_values(G, v == 1 ? A2->val : A->val));
-            }
-            TU_OK(ata_factor_solve(F, b, x));
-            TU_OK(ata_factor_solve(G, b, xr));
-            if (memcmp(x, xr, (size_t)n * sizeof *x)) fail_msg("factor, step %d: not bitwise", v);
+            ata_factor_destroy(F);
+            ata_factor_destroy(G);
         }
         free(b); free(x); free(xr);
-        ata_factor_destroy(F);
-        ata_factor_destroy(G);
         ata_context_destroy(one);
         ata_csr_free(A);
         ata_csr_free(A2);

@@ -1717,10 +1717,10 @@ static ata_status layout_segments(ata_plan *p)
     const int copy_borrowed = p->T_borrowed == PLAN_T_BORROWED && p->opt.policy == ATA_POLICY_CHAIN;
     if (p->kind == PLAN_SPTRSV && (staged || cp->order_identity) &&
         (p->T_borrowed == PLAN_T_OWNED || copy_borrowed || cp->t_by_row)) {
-        const size_t copy = copy_borrowed ? sizeof(int) * ((size_t)p->n + 1 + (size_t)p->T->nnz) +
-                                            sizeof(double) * (size_t)p->T->nnz : 0;
+        cp->t_copy_bytes = copy_borrowed ? sizeof(int) * ((size_t)p->n + 1 + (size_t)p->T->nnz) +
+                                           sizeof(double) * (size_t)p->T->nnz : 0;
         ATA_TRY(layout_worker_order(p, staged));
-        p->info.plan_bytes += sizeof(int) * (size_t)cp->segs.nseg + copy;
+        p->info.plan_bytes += sizeof(int) * (size_t)cp->segs.nseg + cp->t_copy_bytes;
     }
     return ATA_OK;
 }
@@ -1768,7 +1768,8 @@ static void fill_fval(const ata_plan *p)
  * of them, made once its layout is final. Bytes: the solve reads the
  * floats (matrix_bytes: 4 a value instead of 8); a double copy of T that the
  * plan owns stays, for new values and transposed solves, read by no solve
- * (plan_bytes); a borrowed T is the factor's. */
+ * (plan_bytes); a borrowed T is the factor's, and a copy of one
+ * (t_copy_bytes) is counted whole where it was made. */
 static ata_status layout_f32(ata_plan *p)
 {
     if (!p->values_f32 || p->kind != PLAN_SPTRSV) return ATA_OK;
@@ -1778,7 +1779,7 @@ static ata_status layout_f32(ata_plan *p)
         return ata_fail(ATA_ERR_NOMEM, "plan: out of memory for %zu float values", nnz);
     fill_fval(p);
     p->info.matrix_bytes -= (sizeof(double) - sizeof(float)) * nnz;
-    if (p->T_borrowed == PLAN_T_OWNED) p->info.plan_bytes += sizeof(double) * nnz;
+    if (p->T_borrowed == PLAN_T_OWNED && !cp->t_copy_bytes) p->info.plan_bytes += sizeof(double) * nnz;
     const size_t len = strlen(p->choice);
     snprintf(p->choice + len, sizeof p->choice - len, "; values read as float (precision mixed)");
     return ATA_OK;
@@ -2015,6 +2016,7 @@ ata_status cpu_exec_relayout_one(ata_plan *p)
     fresh->tune_rounds = old->tune_rounds;
     fresh->bytes_base = old->bytes_base;
     fresh->matrix_bytes_base = old->matrix_bytes_base;
+    fresh->t_copy_bytes = old->t_copy_bytes;     /* T0 copies a borrowed triangle too */
     const int threads = p->info.threads_used;
     const size_t bytes = p->info.plan_bytes, matrix_bytes = p->info.matrix_bytes;
     p->info.plan_bytes = old->bytes_base;   /* the new layout counts its own */
@@ -2040,6 +2042,7 @@ ata_status cpu_exec_relayout_one(ata_plan *p)
         return st;
     }
     fresh->choice_base = strlen(p->choice);
+    p->info.plan_bytes += fresh->t_copy_bytes;
     if (T0) ata_csr_free(Told);             /* the old layout's copy */
     void *keep = p->dev;
     p->dev = old;

@@ -27,6 +27,9 @@ typedef struct cpu_plan {
                                (segs, cpu_sched.h), not barriers and row flags */
     cpu_sched segs;
     int *tbase;             /* segmented, T in worker order: segment s's first row of T */
+    size_t t_copy_bytes;    /* a copy of a borrowed triangle (layout_segments, a
+                               chain plan's), counted in plan_bytes: it stays
+                               counted when the plan is laid out again */
     int x_worker_order;     /* staged with T in worker order: x's positions, T's
                                columns and xpos are worker positions too */
     int t_by_row;           /* layout only: a staged plan's T still by row
