@@ -270,7 +270,8 @@ static int node_permille(const ata_csr *T, ata_uplo uplo)
  * the faster lower solve there too: lap3d:100 0.69 / 1.02, convdiff:100
  * 0.69 / 1.11, lap3d:128 0.67 / 0.88. Where x fits:
  * lap2d:1000x100 1.05-1.46, lap2d:300 1.1-1.6. On one worker chain lost up
- * to 1.4x (lap3d:2000x20x20).
+ * to 1.4x (lap3d:2000x20x20). (The twelfth session did not reproduce ca's
+ * lead on whole lines, lap3d:100, lap3d:128, convdiff:100: below.)
  * Where the lines need no cutting (a 3D grid: 8 or more whole lines a level
  * for 2 workers' 4), chain wins from lines of 40 rows and an x of 512 KiB.
  * Measured 2026-11-28 (twelfth session), 2 threads, one process, plans
@@ -316,7 +317,8 @@ static ata_policy plan_resolve_policy(const ata_context *ctx, const ata_csr *T, 
             return ATA_POLICY_CA;
         }
         const int whole = cap >= T->nrows;     /* lines not cut: enough of them a level */
-        if (whole ? mean >= AUTO_LINES_MIN_LINE : (size_t)T->nrows * sizeof(double) >= AUTO_LINES_MIN_X && mean >= AUTO_LINES_MIN_BLOCK) {
+        if (whole ? mean >= AUTO_LINES_MIN_LINE
+                  : (size_t)T->nrows * sizeof(double) >= AUTO_LINES_MIN_X && mean >= AUTO_LINES_MIN_BLOCK) {
             *chain_cap = cap;
             return ATA_POLICY_CHAIN;
         }

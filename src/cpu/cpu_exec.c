@@ -1708,7 +1708,7 @@ static ata_status layout_segments(ata_plan *p)
     /* A factor's triangle read in place (borrowed) by chain is copied too:
      * its new values then come by set_values (value_rows), a copy a
      * factorisation. In place, the workers' pieces of each line alternate
-     * in memory: ex19's factor's L (nodes, 2 workers, the cache flushed
+     * in memory: ex19's factor's L (nodes, 2 workers, 64 MB written
      * between solves) took 0.83-0.85 ms in place, 0.67-0.70 in worker
      * order, one worker 0.77-0.85, so auto kept one. Not for the other
      * policies: PCG's level-ordered L on lap3d:100 gained 10% (2.15-2.50 ->
