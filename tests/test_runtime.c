@@ -600,10 +600,11 @@ static void test_relayout_one(void **state)
         ata_csr_free(A); ata_csr_free(L);
     }
     {   /* a factor's chain plans on two workers read a copy of their
-         * triangles in worker order (not the factors in place): laid out
-         * again for one worker like any plan that owns its matrix, still the
-         * factor's bits after new values (double and float factors), and
-         * the copy counted once in plan_bytes, before and after */
+         * triangles in worker order (not the factors in place; U's segments
+         * mirrored, its rows descending): laid out again for one worker, they
+         * read the factors in place again and drop the copy; the factor's
+         * bits throughout, after new values too (double and float factors);
+         * the copy counted once in plan_bytes, and no more after */
         ata_csr *A, *A2;
         TU_OK(ata_gen_from_spec("lap2d:40,dofs=4", &A));    /* nodes: lines cut in two, the halves alternate */
         TU_OK(ata_csr_copy(A, &A2));
@@ -622,20 +623,33 @@ static void test_relayout_one(void **state)
             TU_OK(ata_factor_setup(one, A, &fo, &G));   /* the reference: one worker, no relayout */
             const ata_plan *Lp, *Up;
             ata_factor_plans(F, &Lp, &Up);
-            assert_int_equal(Lp->T_borrowed, PLAN_T_OWNED);
-            assert_true(cpu_plan_of(Lp)->segmented && cpu_plan_of(Lp)->tbase);   /* (U: L's levels backwards, by row) */
-            assert_true(cpu_plan_of(Lp)->tbase[2] != cpu_plan_of(Lp)->segs.lo[2]);     /* rows moved */
-            const size_t nnz = (size_t)Lp->T->nnz,
-                         copy = sizeof(int) * ((size_t)n + 1 + nnz) + sizeof(double) * nnz;
-            assert_true(Lp->info.plan_bytes >= copy && Lp->info.plan_bytes < copy + sizeof(double) * nnz);
-            if (!mixed) bytes_double = Lp->info.plan_bytes;
-            else assert_int_equal(Lp->info.plan_bytes, bytes_double);     /* the double copy once, not twice */
+            const ata_plan *P[2] = { Lp, Up };
+            const ata_csr *in_place[2] = { NULL, NULL };
+            for (int u = 0; u < 2; u++) {
+                const cpu_plan *cp = cpu_plan_of(P[u]);
+                assert_int_equal(P[u]->T_borrowed, PLAN_T_OWNED);
+                assert_true(cp->segmented && cp->tbase && cp->t_source);
+                assert_int_equal(cp->order_reversed, u);    /* U: L's levels backwards */
+                assert_true(cp->tbase[2] != (u ? n - cp->segs.hi[2] : cp->segs.lo[2]));     /* rows moved */
+                in_place[u] = cp->t_source;
+                const size_t nnz = (size_t)P[u]->T->nnz,
+                             copy = sizeof(int) * ((size_t)n + 1 + nnz) + sizeof(double) * nnz;
+                assert_true(P[u]->info.plan_bytes >= copy && P[u]->info.plan_bytes < copy + sizeof(double) * nnz);
+                if (!mixed && !u) bytes_double = P[u]->info.plan_bytes;
+                else if (!u) assert_int_equal(P[u]->info.plan_bytes, bytes_double);     /* the double copy once, not twice */
+            }
             for (int v = 0; v < 4; v++) {     /* A, A2 in worker order; laid out again, A2, A */
                 if (v == 2) {
                     TU_OK(cpu_exec_relayout_one((ata_plan *)Lp));
+                    TU_OK(cpu_exec_relayout_one((ata_plan *)Up));
                     ata_factor_plans(F, &Lp, &Up);
-                    assert_false(cpu_plan_of(Lp)->segmented);
-                    assert_true(Lp->info.plan_bytes >= copy && Lp->info.plan_bytes < copy + sizeof(double) * nnz);
+                    const ata_plan *Q[2] = { Lp, Up };
+                    for (int u = 0; u < 2; u++) {
+                        assert_false(cpu_plan_of(Q[u])->segmented);
+                        assert_int_equal(Q[u]->T_borrowed, PLAN_T_BORROWED);    /* the factor's own, in place */
+                        assert_ptr_equal(Q[u]->T, in_place[u]);
+                        assert_true(Q[u]->info.plan_bytes < sizeof(double) * (size_t)Q[u]->T->nnz);  /* no copy */
+                    }
                 }
                 if (v == 1 || v == 3) {
                     TU_OK(ata_factor_update_values(F, v == 1 ? A2->val : A->val));

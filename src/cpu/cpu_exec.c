@@ -197,8 +197,10 @@ static void note_bad_row(exec_job *J, int i)
  *   PULL_INDEX: the order is almost the identity (cpu_plan.by_row, see
  *     cpu_exec_layout; PCG's upper solve): as direct, through the order,
  *     with T, done flags and x by row, not by position.
- *   PULL_DOWN: one worker walks a plan by row in descending rows (upper,
- *     exec_natural): row toff - k at position k.
+ *   PULL_DOWN: a plan by row in descending rows (order_reversed: an upper
+ *     solve on L's levels backwards, or exec_natural): x's row n - 1 - k at
+ *     position k, T's row toff - k (in place toff is n - 1; T in worker
+ *     order, cpu_plan.tbase: each segment's rows ascending, seg_toff).
  *   PULL_STAGED: b was gathered into xp (by position, row-major, the
  *     columns of a row side by side; stage_gather) and the solve overwrites
  *     it in place with x, scattered to the caller's x after (stage_scatter):
@@ -217,7 +219,7 @@ static void note_bad_row(exec_job *J, int i)
  * sums are the same bits as from T->val, in half the bytes). -1: abort. */
 #define EXEC_MAX_COLS 16
 #define EXEC_GATHER_BLOCK 256
-enum { PULL_DIRECT, PULL_STAGED, PULL_INDEX, PULL_DOWN };   /* DOWN: row toff - k, by row (exec_natural) */
+enum { PULL_DIRECT, PULL_STAGED, PULL_INDEX, PULL_DOWN };   /* DOWN: x's row n - 1 - k, T's toff - k */
 
 /* The position-ordered x of an m-column pull (see pull_rows). */
 static double *pull_xp(const exec_job *J)
@@ -235,7 +237,7 @@ static void note_bad_range(exec_job *J, const double *xp, int k0, int k1, int to
     for (int k = k0; k < k1; k++)
         for (int c = 0; c < m; c++) {
             /* the row (DIRECT: the order is the identity, or exec_natural's rows) */
-            const int row = src == PULL_DOWN ? toff - k : src == PULL_DIRECT ? k : order[k];
+            const int row = src == PULL_DOWN ? J->p->n - 1 - k : src == PULL_DIRECT ? k : order[k];
             const int at = src == PULL_STAGED ? k + toff : src == PULL_INDEX || src == PULL_DOWN ? row : k;
             if (!isfinite(xp[(size_t)at * m + c])) note_bad_row(J, row);
         }
@@ -254,14 +256,14 @@ static inline __attribute__((always_inline)) int pull_rows(exec_job *J, int k0, 
     atomic_uint *done = (atomic_uint *)p->done;
     const uint32_t epoch = J->epoch;
     const int nonunit = p->opt.diag == ATA_NON_UNIT, lower = p->opt.uplo == ATA_LOWER, inv = p->diag_inv;
-    const int publish = J->publish;
+    const int publish = J->publish, top = p->n - 1;
     double s[EXEC_MAX_COLS];
     double nf = 0;   /* non-finite x found once per range, not by a compare and branch per row */
     for (int k = k0; k < k1; k++) {
         /* r: x's slot and the done flag, a row or (staged) a position; tr:
          * T's row (staged in worker order: both move with toff) */
         const int tr = src == PULL_INDEX ? order[k] : src == PULL_DOWN ? toff - k : k + toff;
-        const int r = src == PULL_DIRECT ? k : tr;
+        const int r = src == PULL_DIRECT ? k : src == PULL_DOWN ? top - k : tr;
         int lo = Tp[tr], hi = Tp[tr + 1];
         double d = 1;
         if (nonunit) {      /* diagonal last / first */
@@ -305,11 +307,11 @@ static inline __attribute__((always_inline)) void prefetch_x(const double *xp, c
 }
 
 /* Position k of a pull: T's row tr and x's slot r (see pull_rows). */
-static inline __attribute__((always_inline)) void pull_at(const int src, const int *restrict order, int toff, int k,
-                                                          int *tr, int *r)
+static inline __attribute__((always_inline)) void pull_at(const int src, const int *restrict order, int toff, int top,
+                                                          int k, int *tr, int *r)
 {
     *tr = src == PULL_INDEX ? order[k] : src == PULL_DOWN ? toff - k : k + toff;
-    *r = src == PULL_DIRECT ? k : *tr;
+    *r = src == PULL_DIRECT ? k : src == PULL_DOWN ? top - k : *tr;
 }
 
 /* One row of pull_rows1 / pull_lines1: its x, not stored; s0[r] its b
@@ -354,13 +356,14 @@ static inline __attribute__((always_inline)) void pull_rows1(exec_job *J, int k0
     const float *restrict Tf = cpu_plan_of(p)->fval;
     double *xp = pull_xp(J);    /* not restrict: other workers write it */
     double nf = 0;
+    const int top = p->n - 1;   /* PULL_DOWN's x row at position 0 */
     /* ahead along the walk over T: down it for PULL_DOWN, as the order
      * mostly steps for PULL_INDEX (cpu_plan.x_prefetch), else up */
     const int pf = cpu_plan_of(p)->x_prefetch, last = p->T->nnz - 1;
     const int dir = src == PULL_DOWN ? -1 : src == PULL_INDEX ? pf : 1, step = pf ? dir * CPU_PREFETCH_AHEAD : 0;
     for (int k = k0; k < k1; k++) {
         int tr, r;
-        pull_at(src, order, toff, k, &tr, &r);
+        pull_at(src, order, toff, top, k, &tr, &r);
         const double s = pull_row(Tp, Tj, Tx, Tf, src == PULL_STAGED ? xp : b, xp, tr, r, f32, up, dk, inv, step, last);
         xp[r] = s;
         nf += s - s;
@@ -385,6 +388,7 @@ static inline __attribute__((always_inline)) void pull_lines1(exec_job *J, int k
     const int *restrict bp = p->sched.block_ptr;
     double *xp = pull_xp(J);
     double nf = 0;
+    const int top = p->n - 1;
     int lo = 0, hi = p->sched.nblocks;     /* the block holding k0: bp[blk] <= k0 < bp[blk + 1] */
     while (hi - lo > 1) {
         const int mid = (lo + hi) / 2;
@@ -400,11 +404,11 @@ static inline __attribute__((always_inline)) void pull_lines1(exec_job *J, int k
         for (; m < CPU_LINES && k < k1; m++, blk++) {
             const int e = bp[blk + 1] < k1 ? bp[blk + 1] : k1;
             n[m] = e - k;
-            pull_at(src, order, toff, k, &tr[m], &r[m]);
+            pull_at(src, order, toff, top, k, &tr[m], &r[m]);
             dt[m] = dr[m] = 0;
             if (n[m] > 1) {
                 int t1, r1;
-                pull_at(src, order, toff, k + 1, &t1, &r1);
+                pull_at(src, order, toff, top, k + 1, &t1, &r1);
                 dt[m] = t1 - tr[m];
                 dr[m] = r1 - r[m];
             }
@@ -497,7 +501,7 @@ static int pull_src(const ata_plan *p, int *toff)
     const cpu_plan *cp = cpu_plan_of(p);
     if (cp->order_identity) return PULL_DIRECT;
     if (cp->order_reversed) {
-        *toff = p->n - 1;
+        if (!cp->tbase) *toff = p->n - 1;   /* in place; else the segment's (seg_toff) */
         return PULL_DOWN;
     }
     return cp->by_row ? PULL_INDEX : PULL_STAGED;
@@ -538,14 +542,15 @@ static inline __attribute__((always_inline)) int pull_width(exec_job *J, int k0,
     }
 }
 
-/* The plan's triangle as cpu_nodes reads it (by row through the order, or
- * by position). */
+/* The plan's triangle as cpu_nodes reads it (by row through the order, by
+ * position, or down: a reversed order with T in worker order). */
 static cpu_nodes_view nodes_view(const ata_plan *p)
 {
-    const int lower = p->opt.uplo == ATA_LOWER;
+    const cpu_plan *cp = cpu_plan_of(p);
+    const int lower = p->opt.uplo == ATA_LOWER, down = cp->order_reversed && cp->tbase;
     return (cpu_nodes_view){ p->T->rowptr, p->T->col, p->T->val, lower,
                              p->opt.diag == ATA_UNIT ? 0 : lower ? 1 : 2, p->diag_inv,
-                             cpu_plan_of(p)->order_identity ? NULL : p->sched.order, 0, cpu_plan_of(p)->fval };
+                             cp->order_identity || down ? NULL : p->sched.order, down, cp->fval, p->n - 1 };
 }
 
 /* toff: row k of the stored T is k + toff (cpu_plan.tbase: a segmented
@@ -585,6 +590,14 @@ static int pull_marked(exec_job *J, int k0, int k1, int toff)
         if (b < k1) exec_seg_progress(J);
     }
     return 0;
+}
+
+/* Segment s's toff (pull_rows) where T is in worker order (cpu_plan.tbase):
+ * position k's row of T is k + toff; a reversed order's (PULL_DOWN) is
+ * toff - k, its rows stored ascending (layout_worker_order). */
+static int seg_toff(const cpu_plan *cp, int s)
+{
+    return cp->order_reversed ? cp->tbase[s] + cp->segs.hi[s] - 1 : cp->tbase[s] - cp->segs.lo[s];
 }
 
 /* Gather and scatter run in index order (position pos[i] of row i): B is
@@ -847,7 +860,7 @@ static int run_segment(exec_job *J, int s, int *work)
     const ata_plan *p = J->p;
     const cpu_plan *cp = cpu_plan_of(p);
     const int k0 = cp->segs.lo[s], k1 = cp->segs.hi[s];
-    if (J->mode == EXEC_PULL) return pull_marked(J, k0, k1, cp->tbase ? cp->tbase[s] - k0 : 0);
+    if (J->mode == EXEC_PULL) return pull_marked(J, k0, k1, cp->tbase ? seg_toff(cp, s) : 0);
     /* progress every EXEC_SEG_STRIDE entries, not rows: a row's work grows
      * with its entries (their square, for dense rows) */
     const int *Tp = p->T->rowptr, *Up = p->Tu ? p->Tu->rowptr : NULL;
@@ -1579,14 +1592,21 @@ static int *stored_rows(const cpu_plan *cp, int n)
 {
     int *srow = mem_alloc(((size_t)n + 1) * sizeof *srow);
     if (!srow) return NULL;
-    for (int s = 0; s < cp->segs.nseg; s++)
-        for (int k = cp->segs.lo[s]; k < cp->segs.hi[s]; k++) srow[k] = cp->tbase[s] + k - cp->segs.lo[s];
+    for (int s = 0; s < cp->segs.nseg; s++) {
+        const int toff = seg_toff(cp, s);
+        for (int k = cp->segs.lo[s]; k < cp->segs.hi[s]; k++) srow[k] = cp->order_reversed ? toff - k : toff + k;
+    }
     return srow;
 }
 
 /* T's rows in the order the workers run them (worker 0's segments, then
  * worker 1's...): each worker streams one contiguous stretch of the matrix
- * per solve. Columns and vectors stay in position space. */
+ * per solve. Columns and vectors stay in position space. A reversed order
+ * (PULL_DOWN, rows descending) is stored as its mirror image: the last
+ * segment first, each segment's rows ascending, so that each worker walks
+ * its stretch down, from its end (segments in worker order with their rows
+ * ascending, each walked down, were 5-10% slower than T in place on ex19's
+ * U: a stream restarted at every segment). */
 static ata_status layout_worker_order(ata_plan *p, int staged)
 {
     cpu_plan *cp = cpu_plan_of(p);
@@ -1597,8 +1617,10 @@ static ata_status layout_worker_order(ata_plan *p, int staged)
     cp->tbase = mem_alloc(((size_t)S->nseg + 1) * sizeof *cp->tbase);
     if (!cp->tbase) return ata_fail(ATA_ERR_NOMEM, "plan: out of memory");
     ATA_TRY(ata_csr_alloc(T->nrows, T->ncols, T->nnz, &W));
+    const int down = cp->order_reversed;
     int c = 0;
-    for (int s = 0; s < S->nseg; s++) {
+    for (int i = 0; i < S->nseg; i++) {
+        const int s = down ? S->nseg - 1 - i : i;
         cp->tbase[s] = c;
         c += S->hi[s] - S->lo[s];
     }
@@ -1611,13 +1633,16 @@ static ata_status layout_worker_order(ata_plan *p, int staged)
         return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", p->n);
     }
     /* t_by_row: T's rows are still the matrix's (row order[k] at position
-     * k) and its columns rows too, mapped through xpos (row -> position). */
-    const int *order = cp->t_by_row ? p->sched.order : NULL, *rpos = cp->t_by_row ? cp->xpos : NULL;
+     * k) and its columns rows too, mapped through xpos (row -> position).
+     * A reversed order: each segment's rows ascending, as in T (seg_toff). */
+    const int *order = cp->t_by_row || down ? p->sched.order : NULL, *rpos = cp->t_by_row ? cp->xpos : NULL;
     int w = 0;
     c = 0;
     W->rowptr[0] = 0;
-    for (int s = 0; s < S->nseg; s++)
-        for (int k = S->lo[s]; k < S->hi[s]; k++, c++) {
+    for (int i = 0; i < S->nseg; i++) {
+        const int s = down ? S->nseg - 1 - i : i;
+        for (int j = 0; j < S->hi[s] - S->lo[s]; j++, c++) {
+            const int k = down ? S->hi[s] - 1 - j : S->lo[s] + j;
             const int r = order ? order[k] : k, q0 = T->rowptr[r], len = T->rowptr[r + 1] - q0;
             if (rpos) for (int q = 0; q < len; q++) W->col[w + q] = wpos[rpos[T->col[q0 + q]]];
             else if (wpos) for (int q = 0; q < len; q++) W->col[w + q] = wpos[T->col[q0 + q]];
@@ -1626,6 +1651,7 @@ static ata_status layout_worker_order(ata_plan *p, int staged)
             w += len;
             W->rowptr[c + 1] = w;
         }
+    }
     if (wpos) {
         for (int i = 0; i < p->n; i++) cp->xpos[i] = wpos[cp->xpos[i]];
         free(wpos);
@@ -1713,12 +1739,18 @@ static ata_status layout_segments(ata_plan *p)
      * order, one worker 0.77-0.85, so auto kept one. Not for the other
      * policies: PCG's level-ordered L on lap3d:100 gained 10% (2.15-2.50 ->
      * 1.95-2.20 ms/it) for 19% more memory (peak RSS 369 -> 439 MB), the
-     * circuit nothing (twelfth session, RESULTS). */
+     * circuit nothing (twelfth session, RESULTS). Its U (L's levels
+     * reversed: rows descending) too, mirrored (layout_worker_order): ex19's
+     * U on 2 workers, L solved just before, an SpMV and 20 vector updates
+     * between solves, 1.02-1.09 -> 0.83-0.95 ms; one worker in place
+     * 0.96-1.07 (thirteenth session). An upper plan that owns its T, in that
+     * order, is stored so as well (standalone upper chain: level). */
     const int copy_borrowed = p->T_borrowed == PLAN_T_BORROWED && p->opt.policy == ATA_POLICY_CHAIN;
-    if (p->kind == PLAN_SPTRSV && (staged || cp->order_identity) &&
+    if (p->kind == PLAN_SPTRSV && (staged || cp->order_identity || cp->order_reversed) &&
         (p->T_borrowed == PLAN_T_OWNED || copy_borrowed || cp->t_by_row)) {
         cp->t_copy_bytes = copy_borrowed ? sizeof(int) * ((size_t)p->n + 1 + (size_t)p->T->nnz) +
                                            sizeof(double) * (size_t)p->T->nnz : 0;
+        cp->t_source = copy_borrowed ? p->T : NULL;
         ATA_TRY(layout_worker_order(p, staged));
         p->info.plan_bytes += sizeof(int) * (size_t)cp->segs.nseg + cp->t_copy_bytes;
     }
@@ -1815,7 +1847,7 @@ static int nodes_unlikely(const ata_plan *p, const cpu_nodes_view *v, unsigned c
             const int lo = cp->segs.lo[i], hi = cp->segs.hi[i];
             k0 = lo + (int)((long long)(hi - lo) * (x % CPU_NODES_WINDOWS) / CPU_NODES_WINDOWS);
             k1 = hi;
-            toff = cp->tbase[i] - lo;
+            toff = seg_toff(cp, i);
         }
         if (k1 - k0 > CPU_NODES_WINDOW) k1 = k0 + CPU_NODES_WINDOW;
         inner += cpu_nodes_find(v, toff, k0, k1, len);
@@ -1840,7 +1872,7 @@ static ata_status layout_nodes(ata_plan *p)
     long long inner = 0;
     if (cp->tbase)
         for (int s = 0; s < cp->segs.nseg; s++)
-            inner += cpu_nodes_find(&v, cp->tbase[s] - cp->segs.lo[s], cp->segs.lo[s], cp->segs.hi[s], len);
+            inner += cpu_nodes_find(&v, seg_toff(cp, s), cp->segs.lo[s], cp->segs.hi[s], len);
     else
         inner = cpu_nodes_find(&v, 0, 0, n, len);
     if (inner * CPU_NODES_MIN_SHARE < n) {
@@ -1987,18 +2019,23 @@ ata_status cpu_exec_relayout_one(ata_plan *p)
 {
     cpu_plan *old = cpu_plan_of(p);
     const int push = p->opt.traversal == ATA_PUSH;
+    /* a copy of a borrowed triangle (layout_segments): back to it in place,
+     * whatever n (one worker on a two workers' copy walks two streams: 1.4x
+     * slower than in place on ex19's L) */
+    const ata_csr *source = old && !push ? old->t_source : NULL;
     if (!old || p->kind != PLAN_SPTRSV || (push ? old->push_natural : !old->segmented) ||
-        p->T_borrowed != PLAN_T_OWNED || (!push && p->n > EXEC_RELAYOUT_MAX_N))
+        (!source && (p->T_borrowed != PLAN_T_OWNED || (!push && p->n > EXEC_RELAYOUT_MAX_N))))
         return ATA_ERR_UNSUPPORTED;     /* laid out for one worker already, or not ours to move */
     /* On failure the old layout stays, and so does the last error: the
      * solve that got here succeeded. */
     char old_choice[sizeof p->choice], old_error[256];
     snprintf(old_error, sizeof old_error, "%s", ata_last_error());
-    ata_csr *T0 = NULL, *Told = p->T;
-    ata_status st = cpu_exec_triangle(p, &T0);  /* the input's row order (NULL: T is in it) */
+    ata_csr *T0 = (ata_csr *)source, *Told = p->T;
+    /* the input's row order (NULL: T is in it) */
+    ata_status st = source ? ATA_OK : cpu_exec_triangle(p, &T0);
     cpu_plan *fresh = st == ATA_OK ? calloc(1, sizeof *fresh) : NULL;
     if (!fresh) {
-        ata_csr_free(T0);
+        if (!source) ata_csr_free(T0);
         (void)ata_fail(ATA_OK, "%s", old_error);
         return st == ATA_OK ? ATA_ERR_NOMEM : st;
     }
@@ -2016,13 +2053,14 @@ ata_status cpu_exec_relayout_one(ata_plan *p)
     fresh->tune_rounds = old->tune_rounds;
     fresh->bytes_base = old->bytes_base;
     fresh->matrix_bytes_base = old->matrix_bytes_base;
-    fresh->t_copy_bytes = old->t_copy_bytes;     /* T0 copies a borrowed triangle too */
+    fresh->t_copy_bytes = source ? 0 : old->t_copy_bytes;     /* T0 copies a borrowed triangle too */
     const int threads = p->info.threads_used;
     const size_t bytes = p->info.plan_bytes, matrix_bytes = p->info.matrix_bytes;
     p->info.plan_bytes = old->bytes_base;   /* the new layout counts its own */
     p->info.matrix_bytes = old->matrix_bytes_base;
     p->dev = fresh;
     if (T0) p->T = T0;
+    if (source) p->T_borrowed = PLAN_T_BORROWED;
     p->info.threads_used = 1;
     /* Staging (layout_positions) replaces p->T by a copy in level order and
      * frees the one it copied: T0 here (a T still in the input's order, as
@@ -2030,10 +2068,11 @@ ata_status cpu_exec_relayout_one(ata_plan *p)
      * jumps, so it is never staged again). */
     st = layout_rest(p);
     if (st != ATA_OK) {
-        if (p->T != Told) ata_csr_free(p->T);   /* T0, or its staged copy */
+        if (p->T != Told && p->T != source) ata_csr_free(p->T);   /* T0, or its staged copy */
         cpu_exec_release(p);
         p->dev = old;
         p->T = Told;
+        p->T_borrowed = PLAN_T_OWNED;
         p->info.threads_used = threads;
         p->info.plan_bytes = bytes;
         p->info.matrix_bytes = matrix_bytes;
@@ -2088,7 +2127,7 @@ static ata_status value_rows(ata_plan *p, const int **out)
     *out = NULL;
     if (!staged && !cp->tbase) return ATA_OK;      /* rows in their own order */
     if (cp->vrow) { *out = cp->vrow; return ATA_OK; }
-    const int n = p->n, *order = p->sched.order;
+    const int n = p->n, *order = p->sched.order, moved = staged || cp->order_reversed;    /* position k is row order[k] */
     int *start = mem_alloc(((size_t)n + 1) * sizeof *start), *srow = NULL;
     int *vrow = mem_alloc(((size_t)n + 1) * sizeof *vrow);
     if (!start || !vrow || (cp->tbase && !(srow = stored_rows(cp, n)))) {
@@ -2097,11 +2136,11 @@ static ata_status value_rows(ata_plan *p, const int **out)
     }
     for (int k = 0; k < n; k++) {
         const int c = srow ? srow[k] : k;
-        start[(staged ? order[k] : k) + 1] = T->rowptr[c + 1] - T->rowptr[c];
+        start[(moved ? order[k] : k) + 1] = T->rowptr[c + 1] - T->rowptr[c];
     }
     start[0] = 0;
     for (int i = 0; i < n; i++) start[i + 1] += start[i];
-    for (int k = 0; k < n; k++) vrow[srow ? srow[k] : k] = start[staged ? order[k] : k];
+    for (int k = 0; k < n; k++) vrow[srow ? srow[k] : k] = start[moved ? order[k] : k];
     free(start);
     free(srow);
     p->info.plan_bytes += sizeof(int) * (size_t)n;
@@ -2244,7 +2283,7 @@ ata_status cpu_exec_triangle(const ata_plan *p, ata_csr **out)
     const int staged = t_in_positions(cp);
     if (!staged && !cp->tbase) return ATA_OK;     /* p->T is it */
     const ata_csr *S = p->T;
-    const int n = p->n, *order = p->sched.order;
+    const int n = p->n, *order = p->sched.order, moved = staged || cp->order_reversed;    /* position k is row order[k] */
     int *srow = NULL;
     if (cp->tbase && !(srow = stored_rows(cp, n))) return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
     ata_csr *T;
@@ -2253,7 +2292,7 @@ ata_status cpu_exec_triangle(const ata_plan *p, ata_csr **out)
     T->rowptr[0] = 0;
     for (int k = 0; k < n; k++) {
         const int c = srow ? srow[k] : k;
-        T->rowptr[(staged ? order[k] : k) + 1] = S->rowptr[c + 1] - S->rowptr[c];
+        T->rowptr[(moved ? order[k] : k) + 1] = S->rowptr[c + 1] - S->rowptr[c];
     }
     for (int i = 0; i < n; i++) T->rowptr[i + 1] += T->rowptr[i];
     int *setpos = NULL;     /* worker position -> SET position (x_worker_order) */
@@ -2266,7 +2305,7 @@ ata_status cpu_exec_triangle(const ata_plan *p, ata_csr **out)
     }
     for (int k = 0; k < n; k++) {
         const int c = srow ? srow[k] : k;
-        for (int q = S->rowptr[c], w = T->rowptr[staged ? order[k] : k]; q < S->rowptr[c + 1]; q++, w++) {
+        for (int q = S->rowptr[c], w = T->rowptr[moved ? order[k] : k]; q < S->rowptr[c + 1]; q++, w++) {
             T->col[w] = staged ? order[setpos ? setpos[S->col[q]] : S->col[q]] : S->col[q];
             T->val[w] = S->val[q];
         }

@@ -28,8 +28,10 @@ typedef struct cpu_plan {
     cpu_sched segs;
     int *tbase;             /* segmented, T in worker order: segment s's first row of T */
     size_t t_copy_bytes;    /* a copy of a borrowed triangle (layout_segments, a
-                               chain plan's), counted in plan_bytes: it stays
-                               counted when the plan is laid out again */
+                               chain plan's), counted in plan_bytes */
+    const ata_csr *t_source; /* the borrowed triangle so copied: laid out again for
+                               one worker, the plan reads it in place again
+                               (cpu_exec_relayout_one) */
     int x_worker_order;     /* staged with T in worker order: x's positions, T's
                                columns and xpos are worker positions too */
     int t_by_row;           /* layout only: a staged plan's T still by row

@@ -21,7 +21,8 @@ long long cpu_nodes_find(const cpu_nodes_view *v, int toff, int k0, int k1, unsi
     for (int k = k0; k < k1; k++) {
         len[k] = 1;
         if (k + 1 >= k1) continue;
-        const int r0 = order ? order[k] : v->down ? toff - k : k, t0 = order || v->down ? r0 : k + toff;
+        const int r0 = order ? order[k] : v->down ? v->top - k : k;
+        const int t0 = order ? r0 : v->down ? toff - k : k + toff;
         const int step = order ? order[k + 1] - r0 : v->down ? -1 : 1;
         if (step != 1 && step != -1) continue;
         int lo0, hi0;

@@ -20,7 +20,8 @@
 
 /* Where positions meet rows for cpu_nodes_find and cpu_nodes_pull1: stored
  * row of T at position k is order[k] (order != NULL; x by row too), toff - k
- * (down: by row, rows descending) or k + toff (x by position). */
+ * (down: x's row top - k, rows descending; in place toff is top) or k + toff
+ * (x by position). */
 typedef struct {
     const int *rowptr, *col;
     const double *val;
@@ -31,6 +32,7 @@ typedef struct {
     int down;           /* order NULL: position k is row toff - k (an upper natural walk) */
     const float *fval;  /* the values as floats (a factor's ATA_PRECISION_MIXED plan:
                            each is exactly val's, so the sums keep their bits); NULL: val */
+    int top;            /* down: x's row at position 0 (n - 1) */
 } cpu_nodes_view;
 
 /* len[k] for k0 <= k < k1: how many positions from k on (at most

@@ -83,7 +83,8 @@ static inline __attribute__((always_inline)) int NODE_FN(one_node)(const cpu_nod
     const int *restrict Tp = v->rowptr, *restrict Tj = v->col, *restrict order = v->order;
     int s = len[k];
     if (s > k1 - k) s = k1 - k;
-    const int r = index == 1 ? order[k] : index == 2 ? toff - k : k, t = index ? r : k + toff;
+    const int r = index == 1 ? order[k] : index == 2 ? v->top - k : k;
+    const int t = index == 1 ? r : index == 2 ? toff - k : k + toff;
     const int step = s > 1 && index == 1 ? order[k + 1] - r : index == 2 ? -1 : 1;
     switch (s) {
     case 5: *nf += NODE_FN(node_rows)(Tp, Tj, Tx, b, x, t, r, step, 5, lower, dk, inv); break;
