@@ -2019,12 +2019,14 @@ ata_status cpu_exec_relayout_one(ata_plan *p)
 {
     cpu_plan *old = cpu_plan_of(p);
     const int push = p->opt.traversal == ATA_PUSH;
-    /* a copy of a borrowed triangle (layout_segments): back to it in place,
-     * whatever n (one worker on a two workers' copy walks two streams: 1.4x
-     * slower than in place on ex19's L) */
+    /* a copy of a borrowed triangle (layout_segments): laid out again from
+     * the triangle itself; by row (its order the identity or reversed) it is
+     * then read in place, whatever n (one worker on a two workers' copy
+     * walks two streams: 1.4x slower than in place on ex19's L) */
     const ata_csr *source = old && !push ? old->t_source : NULL;
+    const int in_place = source && old->by_row;
     if (!old || p->kind != PLAN_SPTRSV || (push ? old->push_natural : !old->segmented) ||
-        (!source && (p->T_borrowed != PLAN_T_OWNED || (!push && p->n > EXEC_RELAYOUT_MAX_N))))
+        (!in_place && (p->T_borrowed != PLAN_T_OWNED || (!push && p->n > EXEC_RELAYOUT_MAX_N))))
         return ATA_ERR_UNSUPPORTED;     /* laid out for one worker already, or not ours to move */
     /* On failure the old layout stays, and so does the last error: the
      * solve that got here succeeded. */
@@ -2053,7 +2055,6 @@ ata_status cpu_exec_relayout_one(ata_plan *p)
     fresh->tune_rounds = old->tune_rounds;
     fresh->bytes_base = old->bytes_base;
     fresh->matrix_bytes_base = old->matrix_bytes_base;
-    fresh->t_copy_bytes = source ? 0 : old->t_copy_bytes;     /* T0 copies a borrowed triangle too */
     const int threads = p->info.threads_used;
     const size_t bytes = p->info.plan_bytes, matrix_bytes = p->info.matrix_bytes;
     p->info.plan_bytes = old->bytes_base;   /* the new layout counts its own */
@@ -2081,7 +2082,11 @@ ata_status cpu_exec_relayout_one(ata_plan *p)
         return st;
     }
     fresh->choice_base = strlen(p->choice);
-    p->info.plan_bytes += fresh->t_copy_bytes;
+    if (source && p->T != source) {     /* staged: a copy of the borrowed triangle again (layout_f32 counted
+                                           its doubles where it reads floats) */
+        fresh->t_copy_bytes = sizeof(int) * ((size_t)p->n + 1 + (size_t)p->T->nnz) + sizeof(double) * (size_t)p->T->nnz;
+        p->info.plan_bytes += fresh->t_copy_bytes - (fresh->fval ? sizeof(double) * (size_t)p->T->nnz : 0);
+    }
     if (T0) ata_csr_free(Told);             /* the old layout's copy */
     void *keep = p->dev;
     p->dev = old;

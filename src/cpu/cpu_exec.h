@@ -168,8 +168,11 @@ long long cpu_exec_segments_helped(void);
  * its columns in their natural order (exec_push_natural): the same walk
  * as the serial loop's, no gather or scatter of x. Only where the plan
  * owns T (a borrowed T is read in place by its owner's updates); pull
- * keeps its bits. ATA_ERR_UNSUPPORTED, nothing done, where it does not
- * apply; on an error the old layout stays. Tests call it directly. */
+ * keeps its bits. A factor's chain plan that copied its borrowed triangle
+ * (cpu_plan.t_source) is laid out again from that triangle, at any n where
+ * it is read by row: in place, the copy freed. ATA_ERR_UNSUPPORTED, nothing
+ * done, where it does not apply; on an error the old layout stays. Tests
+ * call it directly. */
 #define EXEC_RELAYOUT_MAX_N 16384
 ata_status cpu_exec_relayout_one(ata_plan *p);
 /* Tests: cpu_sched_check on the plan's own worker schedule (nt 0; ATA_OK
