@@ -285,7 +285,14 @@ static int node_permille(const ata_csr *T, ata_uplo uplo)
  * (x 1.3 MB) and convdiff:50 level; lap3d:40x20x20 (x 128 KB) 14% slower,
  * lap3d:40 (x 500 KB) level to 15% slower: hence the x bound. Grids cut
  * into pieces (2D: one line a level) keep the rule above: lap2d:300x3000
- * to lap2d:200x5000 (pieces of 33-57 rows) 1.2-1.45x slower with chain. */
+ * to lap2d:200x5000 (pieces of 33-57 rows) 1.2-1.45x slower with chain.
+ * Whole lines of long rows too (chain without the side-by-side walk,
+ * layout_lines): the 27-point lap3d27 (13 entries a row), 2 threads, chain
+ * / ca, warm and with the 32 MB write, lower and upper (thirteenth session,
+ * `pl`, 24 solves): lap3d27:40 0.73-0.86, lap3d27:50 0.87-0.89,
+ * lap3d27:60 0.85-0.97, lap3d27:80 0.95-0.99, lap3d27:100x40x40
+ * 0.75-0.83, lap3d27:40x80x80 0.85-0.91; one thread 0.67-0.86. Cut lines
+ * keep short rows (bcsstk13, long rows, chain 1.2-3.4x slower). */
 #define AUTO_LINES_MIN_X (4u << 20)
 #define AUTO_LINES_MIN_BLOCK 200
 #define AUTO_LINES_MIN_LINE 40
@@ -304,8 +311,7 @@ static ata_policy plan_resolve_policy(const ata_context *ctx, const ata_csr *T, 
     if (*chained < AUTO_CHAIN_PERMILLE) return ATA_POLICY_CA;
     *nodes = node_permille(T, o->uplo);
     if (*nodes >= AUTO_NODES_PERMILLE) return ATA_POLICY_CHAIN;
-    if (ctx->pool && cpu_pool_workers(ctx->pool) > 1 && (size_t)T->nrows * sizeof(double) >= AUTO_LINES_MIN_X_WHOLE &&
-        cpu_lines_rows_short(T, o->diag != ATA_UNIT)) {
+    if (ctx->pool && cpu_pool_workers(ctx->pool) > 1 && (size_t)T->nrows * sizeof(double) >= AUTO_LINES_MIN_X_WHOLE) {
         /* as choose_S would cut them; out of memory: ca, which needs less,
          * and the last error as it was (the plan may still succeed) */
         char old_error[256];
@@ -318,7 +324,8 @@ static ata_policy plan_resolve_policy(const ata_context *ctx, const ata_csr *T, 
         }
         const int whole = cap >= T->nrows;     /* lines not cut: enough of them a level */
         if (whole ? mean >= AUTO_LINES_MIN_LINE
-                  : (size_t)T->nrows * sizeof(double) >= AUTO_LINES_MIN_X && mean >= AUTO_LINES_MIN_BLOCK) {
+                  : (size_t)T->nrows * sizeof(double) >= AUTO_LINES_MIN_X && mean >= AUTO_LINES_MIN_BLOCK &&
+                        cpu_lines_rows_short(T, o->diag != ATA_UNIT)) {
             *chain_cap = cap;
             return ATA_POLICY_CHAIN;
         }
@@ -342,7 +349,7 @@ static void plan_describe(ata_plan *p, const dag *d)
     const ata_plan_info *in = &p->info;
     char lines_why[128];
     if (p->auto_chain_cap >= p->n)
-        snprintf(lines_why, sizeof lines_why, "short rows in whole lines of %d or more and an x of %u KiB or more: "
+        snprintf(lines_why, sizeof lines_why, "whole lines of %d or more and an x of %u KiB or more: "
                  "chain's lines in place", AUTO_LINES_MIN_LINE, AUTO_LINES_MIN_X_WHOLE >> 10);
     else
         snprintf(lines_why, sizeof lines_why, "short rows in blocks of %d or more and an x past the caches: chain's "

@@ -1566,19 +1566,20 @@ static void test_chain_lines(void **state)
  * side by side, where there are two workers, both triangles and a factor's
  * L and U plans; ca on one; the same bits either way. ca where the pieces would be short (lap2d:1100x480: 144 rows)
  * or x fits (lap2d:2000x240, 3.8 MB). Whole lines (a 3D grid: no cuts)
- * run chain from 40 rows and an x of 512 KiB (lap3d:48x40x40, 600 KB);
+ * run chain from 40 rows and an x of 512 KiB (lap3d:48x40x40, 600 KB),
+ * long rows too (lap3d27:48x40x40: 13 entries a row, no side-by-side walk);
  * ca on lines of 32 (lap3d:32x48x48) or an x of 338 KB (lap3d:48x30x30). */
 static void test_auto_chain_large(void **state)
 {
     (void)state;
-    const char *specs[6] = { "lap2d:2200x240", "lap3d:48x40x40", "lap2d:1100x480", "lap2d:2000x240",
-                             "lap3d:32x48x48", "lap3d:48x30x30" };
+    const char *specs[7] = { "lap2d:2200x240", "lap3d:48x40x40", "lap2d:1100x480", "lap2d:2000x240",
+                             "lap3d:32x48x48", "lap3d:48x30x30", "lap3d27:48x40x40" };
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
     const int light = 1;    /* ~10x slower there (33 s under TSan in full): the chain case on two workers alone */
 #else
     const int light = 0;
 #endif
-    for (int g = 0; g < (light ? 2 : 6); g++) {
+    for (int g = 0; g < (light ? 2 : 7); g++) {
         ata_csr *A;
         TU_OK(ata_gen_from_spec(specs[g], &A));
         const int n = A->nrows;
@@ -1592,10 +1593,10 @@ static void test_auto_chain_large(void **state)
             ata_plan_options po = ata_plan_defaults();
             po.uplo = w & 2 ? ATA_UPPER : ATA_LOWER;
             TU_OK(ata_sptrsv_plan_create(ctx, A, &po, &p));
-            const int chain = g < 2 && cpu_pool_workers(ctx->pool) > 1;
+            const int chain = (g < 2 || g == 6) && cpu_pool_workers(ctx->pool) > 1;
             if (!strstr(ata_plan_choice(p), chain ? "auto: chain" : "auto: ca") ||
                 (chain && (!strstr(ata_plan_choice(p), g ? "whole lines of 40" : "an x past the caches") ||
-                           !cpu_plan_of(p)->lines)))
+                           cpu_plan_of(p)->lines != (g < 2))))    /* the blocks side by side: short rows only */
                 fail_msg("%s, %d workers: %s", specs[g], workers, ata_plan_choice(p));
             TU_OK(ata_ref_sptrsv_csr(A, po.uplo, ATA_NON_UNIT, b, xr));
             for (int i = 0; i < n; i++) x[i] = NAN;
