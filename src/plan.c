@@ -312,8 +312,10 @@ static ata_policy plan_resolve_policy(const ata_context *ctx, const ata_csr *T, 
     *nodes = node_permille(T, o->uplo);
     if (*nodes >= AUTO_NODES_PERMILLE) return ATA_POLICY_CHAIN;
     if (ctx->pool && cpu_pool_workers(ctx->pool) > 1 && (size_t)T->nrows * sizeof(double) >= AUTO_LINES_MIN_X_WHOLE) {
-        /* as choose_S would cut them; out of memory: ca, which needs less,
-         * and the last error as it was (the plan may still succeed) */
+        /* as choose_S would cut them for the blocks side by side (long rows
+         * take fewer ways there; lines whole at these are whole at those);
+         * out of memory: ca, which needs less, and the last error as it was
+         * (the plan may still succeed) */
         char old_error[256];
         snprintf(old_error, sizeof old_error, "%s", ata_last_error());
         int cap, mean;

@@ -310,7 +310,6 @@ static void check_split(ata_context *ctx, const ata_csr *A, const ata_factor_opt
                                                 !cpu_plan_of(f->Lp)->tbase));
             assert_true((f->Up->T == f->Us) == ((cpu_plan_of(f->Up)->order_identity || cpu_plan_of(f->Up)->by_row) &&
                                                 !cpu_plan_of(f->Up)->tbase));
-            assert_true(!cpu_plan_of(f->Lp)->tbase || cpu_plan_of(f->Lp)->segmented);
             /* U through L's levels backwards, by row: row n - 1 - k at
              * position k, without reading the order (PULL_DOWN) */
             int rev = n > 1;
