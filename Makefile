@@ -193,6 +193,9 @@ vs-petsc-deep: all petsc
 # allocation, stream, event and graph instantiation. FAULT_SAMPLE=K samples
 # N; the default (and CI) is the full sweep.
 FAULT_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=posix_memalign,--wrap=aligned_alloc,--wrap=pthread_create
+# The sweep checks for leaks after every run, and LSan walks ASan's quarantine
+# each time: at its default 256 MB the host sweep took 80 s, at 16 MB 21 s.
+FAULT_ASAN := detect_leaks=1:quarantine_size_mb=16
 FAULT_CC    = $(CC) -std=c11 -O1 -g -D_GNU_SOURCE -fsanitize=address,undefined -fno-omit-frame-pointer -Iinclude
 .PHONY: faults
 faults:
@@ -200,8 +203,8 @@ faults:
 	$(call quiet,CCLD,build-asan/fault_sweep)$(FAULT_CC) -o build-asan/fault_sweep tests/faults/fault_sweep.c build-asan/libata.a $(LDLIBS) $(FAULT_WRAP)
 	$(MAKE) BUILD=build-emu32 ATA_GPU=emu32 build-emu32/libata.a build-emu32/libata_cuda.so
 	$(call quiet,CCLD,build-emu32/fault_sweep)$(FAULT_CC) -o build-emu32/fault_sweep tests/faults/fault_sweep.c build-emu32/libata.a $(LDLIBS) $(FAULT_WRAP)
-	ASAN_OPTIONS=detect_leaks=1 build-asan/fault_sweep
-	ASAN_OPTIONS=detect_leaks=1 FAULT_THREADS=1 build-asan/fault_sweep
-	ASAN_OPTIONS=detect_leaks=1 FAULT_DEVICE=1 ATA_BACKEND_PATH=$(abspath build-emu32) build-emu32/fault_sweep
+	ASAN_OPTIONS=$(FAULT_ASAN) build-asan/fault_sweep
+	ASAN_OPTIONS=$(FAULT_ASAN) FAULT_THREADS=1 build-asan/fault_sweep
+	ASAN_OPTIONS=$(FAULT_ASAN) FAULT_DEVICE=1 ATA_BACKEND_PATH=$(abspath build-emu32) build-emu32/fault_sweep
 # The kit for a lent GPU machine and its rehearsal (make gpu-kit, make gpu-rehearse).
 -include bench/gpu-kit.mk
