@@ -22,7 +22,7 @@ enum {
 typedef enum {
     O_MATRIX, O_GEN, O_POLICY, O_SERIAL, O_BACKEND, O_THREADS, O_S, O_R,
     O_TRAVERSAL, O_UPLO, O_DIAG, O_PC, O_REORDER, O_RTOL, O_MAXIT, O_MONITOR,
-    O_REPS, O_CSV, O_JSON, O_PLOT, O_QUIET, O_HELP, O_VERSION,
+    O_REPS, O_WARMUP, O_CSV, O_JSON, O_PLOT, O_QUIET, O_HELP, O_VERSION,
     O_SHIFT, O_NRHS, O_NO_FLOOR, O_WIDE, O_KSP, O_RESTART, O_PRECISION
 } flag_id;
 
@@ -83,7 +83,9 @@ static const flag_def flags[] = {
     { O_NO_FLOOR, "--no-floor", NULL, F_PCG, NULL,
       "skip the triad bandwidth measurement (about 0.2 s, in a child\nprocess) that the floor ms/it and x floor columns need ('-')" },
     { O_REPS, "--reps", "N", F_SOLVE, "Measurement (pcg, sptrsv, ilu0):",
-      "timed repetitions, the median is reported (default: pcg 1,\nilu0 3, sptrsv 10; sptrsv also runs one untimed warm-up solve)" },
+      "timed repetitions, the median is reported (default: pcg 1,\nilu0 3, sptrsv 10)" },
+    { O_WARMUP, "--warmup", "MS", F_SPTRSV, NULL,
+      "sptrsv: untimed solves before the timed ones, for MS\nmilliseconds and at least one (default 100; 0: one): a core\nthat has been idle runs its first small solves 2-4x slower" },
     { O_CSV, "--csv", "FILE", F_ALL, "Output, pcg, sptrsv, ilu0 and info (the table or summary always goes to stdout):",
       "write every number as CSV, one line per matrix and policy" },
     { O_JSON, "--json", "FILE", F_ALL, NULL,
@@ -501,6 +503,14 @@ static int apply(bench_opts *o, const flag_def *d, const char *v, int *policy_gi
     case O_REPS:
         if (parse_int(v, 1, &o->reps)) return usage_error("--reps: expected a positive integer, got '%s'", v);
         return 0;
+    case O_WARMUP: {
+        char *end;
+        const double ms = strtod(v, &end);
+        if (!*v || *end || !(ms >= 0 && ms <= 60000))
+            return usage_error("--warmup: expected milliseconds from 0 to 60000, got '%s'", v);
+        o->warmup_ms = ms;
+        return 0;
+    }
     case O_CSV: case O_JSON: case O_PLOT:
         if (!*v) return usage_error("%s: empty file name", d->name);
         if (d->id == O_CSV) o->csv = v; else if (d->id == O_JSON) o->json = v; else o->plot = v;
@@ -515,6 +525,7 @@ static int apply(bench_opts *o, const flag_def *d, const char *v, int *policy_gi
 int cli_parse(int argc, char **argv, bench_opts *o)
 {
     memset(o, 0, sizeof *o);
+    o->warmup_ms = -1;      /* unset: the default below */
     o->backend = ATA_BACKEND_AUTO;
     o->traversal = ATA_PULL;
     o->uplo = ATA_LOWER;
@@ -602,6 +613,7 @@ int cli_parse(int argc, char **argv, bench_opts *o)
         if (add_input(o, "lap3d:100", 1)) return usage_error("out of memory");
     }
     if (o->reps == 0) o->reps = o->cmd == CMD_SPTRSV ? 10 : o->cmd == CMD_ILU0 ? 3 : 1;
+    if (o->warmup_ms < 0) o->warmup_ms = 100;
     return 0;
 }
 
