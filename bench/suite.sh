@@ -294,6 +294,7 @@ if [ "$RECHECK_RUNS" -gt 0 ] && [ -s "$OUT/recheck.todo" ]; then
   say ""
   say "== the flagged rows again: auto, the best fixed policy and the serial loop in one process, $RECHECK_RUNS processes, orders alternated (medians of the ratios)"
   while IFS=$'\t' read -r rstep key best; do
+    [ -n "${STEP_REST[$rstep]-}" ] || continue     # a CSV left in OUT by an earlier run
     mapfile -t rest <<< "${STEP_REST[$rstep]}"
     cmd=${rest[0]}; rest=("${rest[@]:1}")
     mat=${key% lower}; mat=${mat% upper}
