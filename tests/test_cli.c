@@ -134,7 +134,7 @@ static const char *all_flags[] = {
     "--matrix", "--gen", "--policy", "--serial", "--backend", "--threads", "--S", "--R", "--traversal",
     "--uplo", "--diag", "--pc", "--reorder", "--rtol", "--maxit", "--monitor", "--reps", "--csv", "--json",
     "--plot", "--quiet", "--help", "--version", "--precond", "--shift", "--nrhs", "--no-floor", "--wide",
-    "--ksp", "--restart", "--precision",
+    "--ksp", "--restart", "--precision", "--warmup",
 };
 
 static void test_help_lists_every_flag(void **state)
@@ -176,6 +176,7 @@ static void test_listed_flags_are_accepted(void **state)
         "pcg --ksp bcgs", "pcg --ksp gmres", "pcg --ksp=GMRES", "pcg --restart 10",
         "write --gen lap2d:4 x.mtx", "write --matrix x.mtx y.mtx --quiet",
         "pcg --precision double", "pcg --precision mixed", "pcg --precision both", "pcg --precision=MIXED",
+        "sptrsv --warmup 0", "sptrsv --warmup 2.5",
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char args[256];
@@ -226,6 +227,10 @@ static void test_bad_values(void **state)
     expect_usage_error("pcg --precond ilu1", "--precond");
     expect_usage_error("pcg --shift inblocks", "--shift");
     expect_usage_error("sptrsv --nrhs 0", "--nrhs");
+    expect_usage_error("sptrsv --warmup -1", "--warmup");
+    expect_usage_error("sptrsv --warmup 5ms", "--warmup");
+    expect_usage_error("sptrsv --warmup nan", "--warmup");
+    expect_usage_error("pcg --warmup 10", "--warmup");       /* sptrsv only */
     expect_usage_error("pcg --nrhs 4", "--nrhs");          /* sptrsv only */
     expect_usage_error("sptrsv --wide", "--wide");         /* pcg only */
     expect_usage_error("pcg --wide=1", "--wide");          /* a switch */
