@@ -23,7 +23,7 @@ typedef struct {
     bench_opts *opt;
     ata_context *ctx;
     bench_results *res;
-    int exec_order[POLICY_MAX];     /* baselines first, so speedups exist */
+    int exec_order[POLICY_MAX];     /* the order the policies run in */
     int any_failed;
     int header_done;
     int step, nsteps;
@@ -430,6 +430,29 @@ static void sptrsv_release(sptrsv_setup *s)
 /* --nrhs K: columns b, 2b, .., Kb solved together (ata_sptrsv_multi; the
  * serial baseline column by column); every column checked against the
  * scaled reference; the time recorded is per column. */
+/* One solve of K columns (K = 1: ata_sptrsv): the plan's, or the serial
+ * baseline's column by column. */
+static ata_status multi_once(const bench_run *r, sptrsv_setup *su, ata_plan *plan, int n, int K, const double *B,
+                             double *X)
+{
+    if (r->policy != POLICY_SERIAL) return K == 1 ? ata_sptrsv(plan, B, X) : ata_sptrsv_multi(plan, K, B, n, X, n);
+    for (int c = 0; c < K; c++) serial_tri_solve(&su->ser, B + (size_t)c * n, X + (size_t)c * n);
+    return ATA_OK;
+}
+
+/* --warmup: untimed solves for that long first. On the development VM a
+ * fresh process ran circuit:20000's solves at 0.12 ms over its first 100
+ * and 0.033 after 60 ms of them, so short solves timed at once measured
+ * the machine, and whichever policy ran first paid most (RESULTS). */
+static ata_status warm_up(const bench_opts *o, const bench_run *r, sptrsv_setup *su, ata_plan *plan, int n,
+                          const double *B, double *X)
+{
+    ata_status s = ATA_OK;
+    for (double tw = now_s(); s == ATA_OK && now_s() - tw < 1e-3 * o->warmup_ms;)
+        s = multi_once(r, su, plan, n, o->nrhs > 1 ? o->nrhs : 1, B, X);
+    return s;
+}
+
 static void run_sptrsv_multi(bench_state *st, const ata_csr *A, sptrsv_setup *su, bench_run *r, ata_plan *plan,
                              double *t)
 {
@@ -440,17 +463,10 @@ static void run_sptrsv_multi(bench_state *st, const ata_csr *A, sptrsv_setup *su
     if (!B || !X) { r->status = ATA_ERR_NOMEM; goto out; }
     for (int c = 0; c < K; c++)
         for (int i = 0; i < n; i++) B[(size_t)c * n + i] = (c + 1) * su->b[i];
+    if ((s = warm_up(o, r, su, plan, n, B, X)) != ATA_OK) { fail_run(r, s); goto out; }
     for (int rep = -1; rep < o->reps; rep++) {
         double t0 = now_s();
-        if (r->policy != POLICY_SERIAL) {
-            s = ata_sptrsv_multi(plan, K, B, n, X, n);
-        } else {
-            for (int c = 0; c < K && s == ATA_OK; c++) {
-                const double *b = B + (size_t)c * n;
-                double *x = X + (size_t)c * n;
-                serial_tri_solve(&su->ser, b, x);   /* the serial baseline, column by column */
-            }
-        }
+        s = multi_once(r, su, plan, n, K, B, X);
         double t1 = now_s();
         if (s != ATA_OK) { fail_run(r, s); break; }
         if (rep < 0) {
@@ -525,14 +541,7 @@ static void run_sptrsv(bench_state *st, const ata_csr *A, sptrsv_setup *su, benc
      * run untimed here too, so the reps time what the plan settled on. */
     if (r->policy == ATA_POLICY_AUTO)
         for (int k = 0; k < ATA_AUTO_TUNE_SOLVES && s == ATA_OK; k++) s = ata_sptrsv(plan, su->b, su->x);
-    /* Then --warmup: on the development VM a core that had been idle ran
-     * circuit:20000's solves at 0.13 ms for the first ten and 0.03-0.04 ms
-     * after 100 ms of them, so short solves timed at once measured the
-     * machine waking up, and whichever policy ran first paid most. */
-    for (double tw = now_s(); s == ATA_OK && now_s() - tw < 1e-3 * o->warmup_ms;) {
-        if (r->policy != POLICY_SERIAL) s = ata_sptrsv(plan, su->b, su->x);
-        else serial_tri_solve(&su->ser, su->b, su->x);
-    }
+    if (s == ATA_OK) s = warm_up(o, r, su, plan, n, su->b, su->x);
     if (s != ATA_OK) { fail_run(r, s); goto out; }
     for (int rep = -1; rep < o->reps; rep++) {
         if (rep >= 0)
@@ -1023,14 +1032,16 @@ int main(int argc, char **argv)
         o.npolicies = kept;
         if (!have && o.npolicies < POLICY_MAX) o.policies[o.npolicies++] = ATA_POLICY_VENDOR;
     }
+    /* --policy all runs the baselines first; a list runs in its own order
+     * (make bench's recheck turns it around between processes). */
     int ne = 0;
     static const int baselines[] = { ATA_POLICY_LEVELSET, ATA_POLICY_VENDOR, POLICY_SERIAL };
-    for (int b = 0; b < 3; b++)
+    for (int b = 0; b < 3 && o.policy_all; b++)
         for (int k = 0; k < o.npolicies; k++)
             if (o.policies[k] == baselines[b]) st.exec_order[ne++] = k;
     for (int k = 0; k < o.npolicies; k++) {
         int base = 0;
-        for (int b = 0; b < 3; b++) base |= o.policies[k] == baselines[b];
+        for (int b = 0; b < 3 && o.policy_all; b++) base |= o.policies[k] == baselines[b];
         if (!base) st.exec_order[ne++] = k;
     }
 

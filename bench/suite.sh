@@ -116,6 +116,7 @@ step() {
   say ""
   say "== $name: ata-bench $*"
   t0=$(date +%s.%N)
+  rm -f "$OUT/$name.csv"      # a failed run leaves no earlier run's rows behind
   "$BENCH" "$@" --csv "$OUT/$name.csv" --json "$OUT/$name.json" --plot "$OUT/$name.svg" \
       >"$OUT/$name.txt" 2> >(tee "$OUT/$name.log" >&2)
   rc=$?
@@ -274,7 +275,8 @@ for f in "$OUT"/*.csv; do
         if (r > 1.1) line = line "  <- over 10%"
         if ((k, "serial") in t && a > t[k, "serial"]) line = line "  <- slower than the serial loop"
         print line
-        if (r > 1.1 || ((k, "serial") in t && a > t[k, "serial"])) printf "%s\t%s\t%s\n", step, k, best >> recheck
+        slow = (k, "serial") in t && a > t[k, "serial"]
+        if (r > 1.1 || slow) printf "%s\t%s\t%s\t%s%s\n", step, k, best, (r > 1.1 ? "o" : ""), (slow ? "s" : "") >> recheck
       }
     }' recheck="$OUT/recheck.todo" "$f"
 done > "$OUT/auto.txt"
@@ -285,44 +287,80 @@ say "auto: within 10% of the best fixed policy in $(grep -vc 'over 10%' "$OUT/au
 # fastest of six fixed policies, each timed in its own stretch of one run:
 # on a shared machine the minimum of six noisy medians is biased low, and a
 # slow spell can fall on auto alone. Here each flagged row runs auto, the
-# step's best fixed policy and the serial loop in one process, RECHECK_RUNS
-# (3) processes with the order turned around each time, and the ratios of
-# each process are taken; their median decides. RECHECK_RUNS=0 skips this.
+# step's best fixed policy and the serial loop in one process (ata-bench
+# runs a --policy list in its order), RECHECK_RUNS (3) processes, each
+# policy first in one of every three, and the ratios of each process are taken;
+# their median decides. A row keeps the flags it had (o: over 10%, s:
+# slower than the serial loop) and is counted against them. A policy that
+# fails here, where it ran before, is an unexpected failure. RECHECK_RUNS=0
+# skips this.
 RECHECK_RUNS=${RECHECK_RUNS:-3}
+RCSV=$OUT/.recheck.csv      # not *.csv: the loops above must not read it
 : >"$OUT/recheck.txt"
+: >"$OUT/recheck.log"
 if [ "$RECHECK_RUNS" -gt 0 ] && [ -s "$OUT/recheck.todo" ]; then
   say ""
-  say "== the flagged rows again: auto, the best fixed policy and the serial loop in one process, $RECHECK_RUNS processes, orders alternated (medians of the ratios)"
-  while IFS=$'\t' read -r rstep key best; do
-    [ -n "${STEP_REST[$rstep]-}" ] || continue     # a CSV left in OUT by an earlier run
+  say "== the flagged rows again: auto, the best fixed policy and the serial loop in one process, $RECHECK_RUNS processes, each policy first in turn (medians of the ratios)"
+  while IFS=$'\t' read -r rstep key best flags; do
+    if [ -z "${STEP_REST[$rstep]-}" ]; then     # a CSV left in OUT by an earlier run
+      printf '  %-17s %-30s not rechecked (no such step this run) [%s]\n' "$rstep" "$key" "$flags"
+      continue
+    fi
     mapfile -t rest <<< "${STEP_REST[$rstep]}"
     cmd=${rest[0]}; rest=("${rest[@]:1}")
+    [ "$cmd" = pcg ] && rest+=(--no-floor)
     mat=${key% lower}; mat=${mat% upper}
     if [ -r "$REAL/$mat.mtx" ]; then input=(--matrix "$REAL/$mat.mtx"); else input=(--gen "${mat//+/,}"); fi
     ratios=""
     for r in $(seq "$RECHECK_RUNS"); do
-      order=auto,$best,serial; [ $((r % 2)) = 0 ] && order=serial,$best,auto
-      if "$BENCH" "$cmd" "${input[@]}" "${rest[@]}" --policy "$order" --csv "$OUT/recheck.csv" </dev/null >/dev/null 2>>"$OUT/recheck.log"; then
-        ratios="$ratios $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-          $col["status"] == "ok" { c = $col["command"]; t[$col["policy"]] = c == "pcg" ? $col["per_iter_ms"] : c == "ilu0" ? $col["factor_s"] : $col["solve_s"] }
-          END { if (t["auto"] > 0 && t["'"$best"'"] > 0 && t["serial"] > 0) printf "%.4f/%.4f", t["auto"] / t["'"$best"'"], t["auto"] / t["serial"] }' "$OUT/recheck.csv")"
-      fi
+      # each policy first in turn: the first of a process pays its cold start
+      case $(( (r - 1) % 3 )) in 0) order=auto,$best,serial ;; 1) order=$best,serial,auto ;; *) order=serial,auto,$best ;; esac
+      rm -f "$RCSV"
+      "$BENCH" "$cmd" "${input[@]}" "${rest[@]}" --policy "$order" --csv "$RCSV" </dev/null >/dev/null 2>>"$OUT/recheck.log"
+      [ -s "$RCSV" ] || { echo "recheck: $rstep $key: no CSV from ata-bench (run $r)" >>"$OUT/recheck.log"; continue; }
+      # auto/best and auto/serial of this process ("-" where one of them failed)
+      ratios="$ratios $(awk -F, -v best="$best" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+        { p = $col["policy"]; if ($col["status"] != "ok") { bad[p] = $col["status"]; next }
+          c = $col["command"]; t[p] = c == "pcg" ? $col["per_iter_ms"] : c == "ilu0" ? $col["factor_s"] : $col["solve_s"] }
+        END { for (p in bad) printf "FAIL:%s:%s,", p, bad[p]
+              printf "%s/%s", (t["auto"] > 0 && t[best] > 0) ? sprintf("%.4f", t["auto"] / t[best]) : "-",
+                              (t["auto"] > 0 && t["serial"] > 0) ? sprintf("%.4f", t["auto"] / t["serial"]) : "-" }' "$RCSV")"
     done
-    echo "$ratios" | awk -v step="$rstep" -v key="$key" -v best="$best" '
-      { n = 0; for (i = 1; i <= NF; i++) if (split($i, p, "/") == 2) { a[++n] = p[1]; s[n] = p[2] } }
+    echo "$ratios" | awk -v step="$rstep" -v key="$key" -v best="$best" -v flags="$flags" '
       function med(v, n,   i, j, x) { for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j] < v[j - 1]; j--) { x = v[j]; v[j] = v[j - 1]; v[j - 1] = x } return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+      { na = ns = 0; la = ls = ""; fails = ""
+        for (i = 1; i <= NF; i++) {
+          f = $i
+          while (match(f, /^FAIL:[^,]*,/)) { fails = fails " " substr(f, 6, RLENGTH - 6); f = substr(f, RLENGTH + 1) }
+          if (split(f, q, "/") != 2) continue
+          la = la " " (q[1] == "-" ? "-" : sprintf("%.2f", q[1])); ls = ls " " (q[2] == "-" ? "-" : sprintf("%.2f", q[2]))
+          if (q[1] != "-") a[++na] = q[1] + 0
+          if (q[2] != "-") s[++ns] = q[2] + 0
+        } }
       END {
-        if (n == 0) { printf "  %-17s %-30s no run succeeded (recheck.log)\n", step, key; exit }
-        la = ""; ls = ""; for (i = 1; i <= n; i++) { la = la sprintf(" %.2f", a[i]); ls = ls sprintf(" %.2f", s[i]) }
-        ma = med(a, n); ms = med(s, n)
-        printf "  %-17s %-30s auto/%s%s: %.2fx; auto/serial%s: %.2fx%s%s\n", step, key, best, la, ma, ls, ms,
-               (ma > 1.1 ? "  <- over 10%" : ""), (ms > 1 ? "  <- slower than the serial loop" : "")
+        out = sprintf("  %-17s %-30s", step, key)
+        if (na == 0) out = out " auto/" best " not measured"
+        else { ma = med(a, na); out = out sprintf(" auto/%s%s: %.2fx", best, la, ma) }
+        if (ns > 0) { ms = med(s, ns); out = out sprintf("; auto/serial%s: %.2fx", ls, ms) }
+        if (fails != "") out = out "; FAILED:" fails
+        out = out " [" flags "]"
+        if (index(flags, "o")) out = out (na == 0 ? "  <- over 10%: not measured" : ma > 1.1 ? "  <- over 10%: stays" : "  <- over 10%: cleared")
+        if (index(flags, "s")) out = out (ns == 0 ? "  <- slower: not measured" : ms >= 1.005 ? "  <- slower: stays" : "  <- slower: cleared")
+        print out
       }'
   done < "$OUT/recheck.todo" > "$OUT/recheck.txt"
   tee -a "$SUMMARY" < "$OUT/recheck.txt"
-  say "auto after the recheck: $(grep -c 'over 10%' "$OUT/recheck.txt") of the $(grep -c 'over 10%' "$OUT/auto.txt") rows over 10% stay over; $(grep -c 'slower than the serial' "$OUT/recheck.txt") of the $(grep -c 'slower than the serial' "$OUT/auto.txt") slower than the serial loop stay slower ($OUT/recheck.txt)"
+  nfail=$(grep -c 'FAILED:' "$OUT/recheck.txt")
+  if [ "$nfail" -gt 0 ]; then
+    say "recheck: $nfail row(s) with a policy that failed here (recheck.log)"
+    unexpected=$((unexpected + nfail))
+  fi
+  cnt() { grep -c "$1" "$OUT/recheck.txt"; }
+  o_all=$(cnt '\[os*\]'); o_stay=$(cnt 'over 10%: stays'); o_clear=$(cnt 'over 10%: cleared')
+  s_all=$(cnt '\[o*s\]'); s_stay=$(cnt 'slower: stays'); s_clear=$(cnt 'slower: cleared')
+  say "auto after the recheck: of $o_all rows over 10%, $o_stay stay over, $o_clear cleared, $((o_all - o_stay - o_clear)) not measured; of $s_all slower than the serial loop, $s_stay stay slower, $s_clear cleared, $((s_all - s_stay - s_clear)) not measured ($OUT/recheck.txt)"
 fi
-rm -f "$OUT/recheck.todo" "$OUT/recheck.csv"
+rm -f "$OUT/recheck.todo" "$RCSV"
 say "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 
 end_all=$(date +%s.%N)

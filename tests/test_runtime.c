@@ -1339,7 +1339,7 @@ static void test_gather_prefetch(void **state)
         assert_memory_equal(y, r, n * sizeof *y);
         ctx->ops->spmv_destroy(ctx, h);
         free(x); free(y); free(r);
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__)
         const int factor_too = m == 0, one_too = 0;     /* ~10x slower there */
 #else
         const int factor_too = m < 2, one_too = m == 0;
@@ -1377,7 +1377,7 @@ static void test_solve_prefetch(void **state)
         { "lap3d:82,perm=5", ATA_UPPER, 1 },
     };
     const ata_policy pols[] = { ATA_POLICY_CA, ATA_POLICY_AUTO, ATA_POLICY_LEVELSET };
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__)
     const int ncases = 2, npol = 1;     /* ~10x slower there, and the gate fixes the size */
 #else
     const int ncases = 4, npol = 3;
