@@ -233,9 +233,9 @@ void report_title(FILE *f, const bench_results *R)
                 ata_reorder_name(o->reorder), o->traversal == ATA_PUSH ? "push" : "pull", S, o->reps,
                 factor_precision(o, fp, sizeof fp));
     } else if (o->cmd == CMD_SPTRSV) {
-        fprintf(f, "%s triangle, %s diagonal, %s, S %s, b = T*1, median of %d solves\n",
+        fprintf(f, "%s triangle, %s diagonal, %s, S %s, b = T*1, median of %d solves after %g ms of untimed ones\n",
                 o->uplo == ATA_LOWER ? "lower" : "upper", o->diag == ATA_UNIT ? "unit" : o->diag == ATA_NON_UNIT_INV ? "stored (its reciprocal multiplies)" : "stored",
-                o->traversal == ATA_PUSH ? "push (CSC)" : "pull (CSR)", S, o->reps);
+                o->traversal == ATA_PUSH ? "push (CSC)" : "pull (CSR)", S, o->reps, o->warmup_ms);
     } else {
         fprintf(f, "S %s, median of %d factorisations (analysis included); refactor ms: median of %d "
                 "ata_factor_update_values after one ata_factor_setup", S, o->reps, o->reps);
@@ -933,6 +933,7 @@ int report_json(const char *path, const bench_results *R)
             ata_reorder_name(o->reorder));
     json_num(f, o->rtol > 0 ? o->rtol : pc.rtol);
     fprintf(f, ", \"maxit\": %d, \"reps\": %d", o->maxit > 0 ? o->maxit : pc.maxit, o->reps);
+    if (o->cmd == CMD_SPTRSV) fprintf(f, ", \"warmup_ms\": %g", o->warmup_ms);
     if (o->cmd == CMD_PCG)
         fprintf(f, ", \"precision\": \"%s\"", o->nprec > 1 ? "both" : ata_precision_name(o->precisions[0]));
     if (o->cmd == CMD_PCG) fprintf(f, ", \"ksp\": \"%s\", \"restart\": %d", ata_ksp_name(o->ksp), ksp_restart(o));

@@ -8,9 +8,10 @@
 # 2D/3D Laplacians up to 10^6 unknowns and circuit-like matrices, every
 # policy plus the serial reference, and writes for every step
 # OUT/STEP.txt (the table), .csv, .json, .svg and .log (stderr), then
-# OUT/summary.txt. Sized to finish in about 10 minutes on 2 cores before
-# the deep-DAG steps were added; those (sptrsv-deep, pcg-deep: circuit up to
-# 4*10^6 rows) add a few minutes more (not yet timed).
+# OUT/summary.txt, auto.txt (auto against the best fixed policy) and
+# recheck.txt (its flagged rows measured again in pairs). About 5 minutes on
+# the 2-core development VM (294 s, 2026-11-28), the deep-DAG steps
+# (sptrsv-deep, pcg-deep: circuit up to 4*10^6 rows) included.
 #
 # Deep DAGs (issue 25), beside the wide lap3d: circuit:100000, 1000000,
 # 2000000 and 4000000 (320, 1004, 1418 and 2004 levels in the lower
