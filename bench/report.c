@@ -237,8 +237,8 @@ void report_title(FILE *f, const bench_results *R)
                 o->uplo == ATA_LOWER ? "lower" : "upper", o->diag == ATA_UNIT ? "unit" : o->diag == ATA_NON_UNIT_INV ? "stored (its reciprocal multiplies)" : "stored",
                 o->traversal == ATA_PUSH ? "push (CSC)" : "pull (CSR)", S, o->reps, o->warmup_ms);
     } else {
-        fprintf(f, "S %s, median of %d factorisations (analysis included); refactor ms: median of %d "
-                "ata_factor_update_values after one ata_factor_setup", S, o->reps, o->reps);
+        fprintf(f, "S %s, median of %d factorisations (analysis included) after %g ms of untimed ones; refactor ms: "
+                "median of %d ata_factor_update_values after one ata_factor_setup", S, o->reps, o->warmup_ms, o->reps);
         if (R->backend == ATA_BACKEND_CPU) fprintf(f, " and %d untimed (the CPU's kernel trials)", ATA_FACTOR_TRIALS - 1);
         fputc('\n', f);
     }
@@ -933,7 +933,7 @@ int report_json(const char *path, const bench_results *R)
             ata_reorder_name(o->reorder));
     json_num(f, o->rtol > 0 ? o->rtol : pc.rtol);
     fprintf(f, ", \"maxit\": %d, \"reps\": %d", o->maxit > 0 ? o->maxit : pc.maxit, o->reps);
-    if (o->cmd == CMD_SPTRSV) fprintf(f, ", \"warmup_ms\": %g", o->warmup_ms);
+    if (o->cmd == CMD_SPTRSV || o->cmd == CMD_ILU0) fprintf(f, ", \"warmup_ms\": %g", o->warmup_ms);
     if (o->cmd == CMD_PCG)
         fprintf(f, ", \"precision\": \"%s\"", o->nprec > 1 ? "both" : ata_precision_name(o->precisions[0]));
     if (o->cmd == CMD_PCG) fprintf(f, ", \"ksp\": \"%s\", \"restart\": %d", ata_ksp_name(o->ksp), ksp_restart(o));

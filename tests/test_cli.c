@@ -176,7 +176,7 @@ static void test_listed_flags_are_accepted(void **state)
         "pcg --ksp bcgs", "pcg --ksp gmres", "pcg --ksp=GMRES", "pcg --restart 10",
         "write --gen lap2d:4 x.mtx", "write --matrix x.mtx y.mtx --quiet",
         "pcg --precision double", "pcg --precision mixed", "pcg --precision both", "pcg --precision=MIXED",
-        "sptrsv --warmup 0", "sptrsv --warmup 2.5",
+        "sptrsv --warmup 0", "sptrsv --warmup 2.5", "ilu0 --warmup 0",
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char args[256];
