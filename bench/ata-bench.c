@@ -427,9 +427,6 @@ static void sptrsv_release(sptrsv_setup *s)
     serial_tri_free(&s->ser);
 }
 
-/* --nrhs K: columns b, 2b, .., Kb solved together (ata_sptrsv_multi; the
- * serial baseline column by column); every column checked against the
- * scaled reference; the time recorded is per column. */
 /* One solve of K columns (K = 1: ata_sptrsv): the plan's, or the serial
  * baseline's column by column. */
 static ata_status multi_once(const bench_run *r, sptrsv_setup *su, ata_plan *plan, int n, int K, const double *B,
@@ -453,6 +450,9 @@ static ata_status warm_up(const bench_opts *o, const bench_run *r, sptrsv_setup 
     return s;
 }
 
+/* --nrhs K: columns b, 2b, .., Kb solved together (ata_sptrsv_multi; the
+ * serial baseline column by column); every column checked against the
+ * scaled reference; the time recorded is per column. */
 static void run_sptrsv_multi(bench_state *st, const ata_csr *A, sptrsv_setup *su, bench_run *r, ata_plan *plan,
                              double *t)
 {

@@ -52,7 +52,7 @@ typedef struct {
     double rtol;
     int maxit;
     int reps;
-    double warmup_ms;       /* sptrsv: untimed solves for this long first (--warmup) */
+    double warmup_ms;       /* sptrsv, ilu0: untimed solves (factorisations) for this long first (--warmup) */
     int monitor;
     int quiet;
     const char *csv, *json, *plot;

@@ -230,7 +230,7 @@ static void test_bad_values(void **state)
     expect_usage_error("sptrsv --warmup -1", "--warmup");
     expect_usage_error("sptrsv --warmup 5ms", "--warmup");
     expect_usage_error("sptrsv --warmup nan", "--warmup");
-    expect_usage_error("pcg --warmup 10", "--warmup");       /* sptrsv only */
+    expect_usage_error("pcg --warmup 10", "--warmup");       /* sptrsv and ilu0 only */
     expect_usage_error("pcg --nrhs 4", "--nrhs");          /* sptrsv only */
     expect_usage_error("sptrsv --wide", "--wide");         /* pcg only */
     expect_usage_error("pcg --wide=1", "--wide");          /* a switch */
