@@ -17,7 +17,13 @@ BUILD    ?= build
 PREFIX   ?= /usr/local
 CC       ?= cc
 SANITIZE ?=
-OPT      ?= -O2
+# Loops start on a 64-byte boundary: with GCC's default a short hot loop can
+# straddle a fetch block, and whether it does moves with unrelated code. On
+# the Intel development VM (2026-11-28) the one-worker upper solve of
+# lap3d:100,levelorder with the reciprocal diagonal took 4.5 ms against 2.5
+# with the divide, the same instructions but for divsd/mulsd; aligned, both
+# 2.5 (bench/RESULTS.md). The sanitizer builds set their own OPT.
+OPT      ?= -O2 -falign-loops=64
 CUDA     ?= auto
 
 CPPFLAGS += -Iinclude -Isrc -Imatrices -Isolvers -I/usr/include/suitesparse -D_GNU_SOURCE
