@@ -256,7 +256,7 @@ static int node_permille(const ata_csr *T, ata_uplo uplo)
  * node's rows run side by side too. */
 /* Also chain where x is past the caches (4 MiB, as cpu_gathers_at_random),
  * the rows are short, there are several workers and chain's blocks (pieces
- * of successive lines where a level has few lines: choose_S) hold 200 rows
+ * of successive lines where a level has few lines: choose_S) hold 100 rows
  * or more on average: each worker walks its blocks side by side
  * (cpu_exec.c, layout_lines) on T, b and x in place, every stream long,
  * where ca stages b and x by position and gathers through levels that jump
@@ -292,9 +292,14 @@ static int node_permille(const ata_csr *T, ata_uplo uplo)
  * `pl`, 24 solves): lap3d27:40 0.73-0.86, lap3d27:50 0.87-0.89,
  * lap3d27:60 0.85-0.97, lap3d27:80 0.95-0.99, lap3d27:100x40x40
  * 0.75-0.83, lap3d27:40x80x80 0.85-0.91; one thread 0.67-0.86. Cut lines
- * keep short rows (bcsstk13, long rows, chain 1.2-3.4x slower). */
+ * keep short rows (bcsstk13, long rows, chain 1.2-3.4x slower).
+ * Blocks of 100, not 200 (fifteenth session, Intel VM, 2 threads, warm,
+ * ata-bench, 2 processes, chain / ca): lap2d:1000 (blocks of 132) 0.67-0.69,
+ * and `make bench` on the AMD VM had flagged it too (auto 1.16x off chain);
+ * with a 64 MB write between solves 0.45 here; but pieces of 48
+ * (lap2d:300x3000) 1.09-1.12, as the AMD VM's 33-57 (above). */
 #define AUTO_LINES_MIN_X (4u << 20)
-#define AUTO_LINES_MIN_BLOCK 200
+#define AUTO_LINES_MIN_BLOCK 100
 #define AUTO_LINES_MIN_LINE 40
 #define AUTO_LINES_MIN_X_WHOLE (512u << 10)
 

@@ -1570,7 +1570,7 @@ static void test_chain_lines(void **state)
 /* auto on a grid in natural order whose x is past the caches
  * (lap2d:2200x240, 4.2 MB) runs chain, its blocks (pieces of 276 rows)
  * side by side, where there are two workers, both triangles and a factor's
- * L and U plans; ca on one; the same bits either way. ca where the pieces would be short (lap2d:1100x480: 144 rows)
+ * L and U plans; ca on one; the same bits either way. ca where the pieces would be short (lap2d:600x900: 84 rows)
  * or x fits (lap2d:2000x240, 3.8 MB). Whole lines (a 3D grid: no cuts)
  * run chain from 40 rows and an x of 512 KiB (lap3d:48x40x40, 600 KB),
  * long rows too (lap3d27:48x40x40: 13 entries a row, no side-by-side walk);
@@ -1578,7 +1578,7 @@ static void test_chain_lines(void **state)
 static void test_auto_chain_large(void **state)
 {
     (void)state;
-    const char *specs[7] = { "lap2d:2200x240", "lap3d:48x40x40", "lap2d:1100x480", "lap2d:2000x240",
+    const char *specs[7] = { "lap2d:2200x240", "lap3d:48x40x40", "lap2d:600x900", "lap2d:2000x240",
                              "lap3d:32x48x48", "lap3d:48x30x30", "lap3d27:48x40x40" };
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
     const int light = 1;    /* ~10x slower there (33 s under TSan in full): the chain case on two workers alone */

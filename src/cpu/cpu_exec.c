@@ -1422,6 +1422,14 @@ static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *
  * then it runs on the calling thread. Not measured when S is fixed. */
 #define EXEC_AUTO_ENTRY_S 1e-9      /* auto's unprobed guess: ~1 ns an entry or row */
 #define EXEC_AUTO_LEVEL_S 0.3e-6    /* and a hand-off per adaptive task */
+/* The guess keeps a plan on one worker only where twice its work could not
+ * gain either: near the line the job cost, measured once a pool, tipped it
+ * from process to process, and a plan laid out for one worker is never
+ * timed again (circuit:100000, 0.37 ms of guessed work: one worker in
+ * about 1 process of 3, 0.81-0.92 ms a solve against 0.26-0.30 on two,
+ * Intel VM; 1 of 3 in the AMD VM's `make bench` too). Near it the first
+ * solves' timing decides; circuit:20000 (0.074 ms) still stays on one. */
+#define EXEC_AUTO_GUESS_MARGIN 2
 static void exec_choose_threads(ata_plan *p)
 {
     cpu_pool *pool = p->ctx->pool;
@@ -1432,7 +1440,8 @@ static void exec_choose_threads(ata_plan *p)
          * timing decides the rest (tune_record). */
         const double work = ((double)p->T->nnz + (p->Tu ? p->Tu->nnz : 0) + p->n) * EXEC_AUTO_ENTRY_S;
         /* a hand-off per adaptive task at most (chain: per level of blocks) */
-        p->info.threads_used = cpu_pool_workers_worth(pool, work, p->sched.natasks * EXEC_AUTO_LEVEL_S);
+        p->info.threads_used =
+            cpu_pool_workers_worth(pool, EXEC_AUTO_GUESS_MARGIN * work, p->sched.natasks * EXEC_AUTO_LEVEL_S);
         if (p->info.threads_used == 1) {
             const size_t len = strlen(p->choice);
             snprintf(p->choice + len, sizeof p->choice - len, "; 1 worker (about %.3g ms of work against %d adaptive "
