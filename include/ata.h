@@ -225,12 +225,13 @@ typedef enum {
                                 solved in place (CPU backend only) */
     ATA_POLICY_AUTO,         /* the default: chooses per plan (see
                                 ata_plan_choice; on the CPU its first
-                                ATA_AUTO_TUNE_SOLVES one-column solves are
-                                timed, alternating all workers and one) */
+                                ATA_AUTO_TUNE_SOLVES one-column solves
+                                decide: pairs of solves on all workers and
+                                on one in turn, the second of each timed) */
     ATA_POLICY_COUNT
 } ata_policy;
 
-#define ATA_AUTO_TUNE_SOLVES 6
+#define ATA_AUTO_TUNE_SOLVES 12
 ATA_API const char *ata_policy_name(ata_policy p);
 /* What a plan made with ATA_POLICY_AUTO chose and why (policy, S, CPU
  * workers and the timings that decided them), or for another policy what

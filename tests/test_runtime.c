@@ -994,7 +994,8 @@ static void test_auto_tuning(void **state)
             assert_memory_equal(x, xr, n * sizeof *x);
         }
         if (segmented) {
-            assert_int_equal(cpu_plan_of(p)->tune_done, ATA_AUTO_TUNE_SOLVES);
+            assert_int_equal(cpu_plan_of(p)->tune_done, 2 * CPU_TUNE_SOLVES);     /* the timed half */
+            assert_int_equal(cpu_plan_of(p)->tune_step, ATA_AUTO_TUNE_SOLVES);
             assert_non_null(strstr(ata_plan_choice(p), "timed"));
             cpu_plan_of(p)->one_worker = !cpu_plan_of(p)->one_worker;     /* the other way */
             memset(x, 0, n * sizeof *x);

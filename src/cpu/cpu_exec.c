@@ -1204,7 +1204,7 @@ static void tune_record(ata_plan *p, double s)
          * time both ways again. */
         cp->tune_slow = s > 2 * cp->tune_kept_s ? cp->tune_slow + 1 : 0;
         if (cp->tune_slow >= 2) {
-            cp->tune_done = cp->tune_slow = cp->one_worker = 0;
+            cp->tune_done = cp->tune_step = cp->tune_slow = cp->one_worker = 0;
             p->info.threads_used = cp->tune_nt;
         }
         return;
@@ -1354,7 +1354,13 @@ static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *
      * ways, then watch for a change of load) */
     const int tuning = p->auto_policy && nrhs == 1 &&
                        ((mode == EXEC_PULL && cpl->segmented) || (mode == EXEC_PUSH && cpl->tune_nt > 1 && !cpl->push_natural));
-    if (cpl->one_worker || (tuning && cpl->tune_done < 2 * CPU_TUNE_SOLVES && cpl->tune_done % 2)) J.nt = 1;
+    /* In pairs, the first untimed: a solve right after one the other way
+     * finds its rows in the other core's cache. Timed one by one, in turns,
+     * circuit:100000 (x and T 4.5 MB, two cores' 2 MB L2s) gave two
+     * workers 0.44-0.57 ms against one's 0.40-0.46, and kept one in half
+     * the processes; run steadily, two take 0.26-0.30 ms, one 0.36. */
+    const int pairs = tuning && cpl->tune_done < 2 * CPU_TUNE_SOLVES;
+    if (cpl->one_worker || (pairs && (cpl->tune_step / 2) % 2)) J.nt = 1;
     if (mode == EXEC_PUSH && J.nt > 1 && !cpl->push_natural) ATA_TRY(push_owners(p, J.nt));
     J.b = b;
     J.x = x;
@@ -1392,7 +1398,8 @@ static ata_status exec_run_cols(ata_plan *p, int mode, const double *b, double *
     else if (J.nt == 1 && mode == EXEC_ILU0) exec_ilu0_natural(&J);
     else if (J.nt == 1) exec_worker(&J, 0, 1);   /* too small to gain from threads */
     else cpu_pool_run_n(ctx->pool, exec_worker, &J, J.nt);
-    if (tuning && !atomic_load(&J.ctl.abort)) tune_record(p, clock_now() - t0);
+    if (tuning && !atomic_load(&J.ctl.abort) && (!pairs || cpl->tune_step++ % 2))
+        tune_record(p, clock_now() - t0);
     if (atomic_load(&J.ctl.abort)) {
         /* What is known: nothing moved for wait_timeout_s. "Inconsistent"
          * would need the plan check (agg_check_order) to prove it. */
@@ -2057,6 +2064,7 @@ ata_status cpu_exec_relayout_one(ata_plan *p)
     fresh->layout_base = old->layout_base;
     /* The timing's state stays: the choice is made, and kept. */
     fresh->tune_done = old->tune_done;
+    fresh->tune_step = old->tune_step;
     fresh->one_worker = 1;
     memcpy(fresh->tune_s, old->tune_s, sizeof fresh->tune_s);
     fresh->tune_nt = old->tune_nt;

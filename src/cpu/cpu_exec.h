@@ -80,9 +80,11 @@ typedef struct cpu_plan {
     size_t push_bytes;      /* what the above take (plan_bytes) */
     int *seg_order;         /* segmented: segments in the order they were made
                                (by position), as one worker runs them */
-    /* Policy auto: the first 2 * CPU_TUNE_SOLVES one-column solves alternate
-     * all workers and one; then the faster (cpu_tune_keeps_one). */
+    /* Policy auto: the first 2 * CPU_TUNE_SOLVES timed one-column solves
+     * alternate all workers and one, each after an untimed solve the same
+     * way; then the faster (cpu_tune_keeps_one). */
     int tune_done;          /* solves timed so far */
+    int tune_step;          /* solves of the timing so far, timed or not */
     int one_worker;         /* decided: the calling thread alone */
     double tune_s[2][8];    /* [0] all workers, [1] one */
     int tune_nt;            /* the plan's workers (threads_used at layout) */
@@ -108,7 +110,7 @@ typedef struct cpu_plan {
                                triangle) */
     int vmsrc_id;           /* vmap is the identity */
 } cpu_plan;
-#define CPU_TUNE_SOLVES (ATA_AUTO_TUNE_SOLVES / 2)
+#define CPU_TUNE_SOLVES (ATA_AUTO_TUNE_SOLVES / 4)     /* timed, each way */
 #define CPU_ILU_TRIALS ATA_FACTOR_TRIALS
 #define CPU_ILU_TABLE_MARGIN 0.9
 #define CPU_ILU_SPARE_STRIDE (ILU0_SPARE + 8)  /* a worker's spare doubles, a line clear of the next's */
