@@ -142,7 +142,7 @@ static inline __attribute__((always_inline)) double spmv_rows(const ata_csr *A, 
     for (int i = lo; i < hi; i++) {
         double s = 0;
         for (int q = Ap[i]; q < Ap[i + 1]; q++) {
-            if (pf) __builtin_prefetch(&x[Aj[q < last - CPU_PREFETCH_AHEAD ? q + CPU_PREFETCH_AHEAD : last]], 0, 0);
+            if (pf) __builtin_prefetch(&x[Aj[q < last - CPU_PREFETCH_AHEAD ? q + CPU_PREFETCH_AHEAD : last]], 0, CPU_PREFETCH_LOCALITY);
             s += Ax[q] * x[Aj[q]];
         }
         y[i] = s;

@@ -13,6 +13,17 @@ int cpu_gathers_at_random(const ata_csr *A);
  * reach (SpMV: 64 to 256 alike; the lower solve of circuit:1000000 in PCG:
  * 64 gained 15%, 128 and 256 25%). */
 #define CPU_PREFETCH_AHEAD 128
+/* ... into every cache level (prefetcht0), not as non-temporal: a row's x
+ * entry is read again by the other rows that reach it, ~4.5 times a SpMV
+ * on a circuit. Measured on the Intel VM (2026-11-28, PCG, 2 threads, 4
+ * rounds alternated, ms/it): circuit:2000000 55.8-60.2 -> 43.9-45.1 (SpMV
+ * 22.9-24.5 -> 16.3-16.6), circuit:1000000 19.4-20.3 -> 17.9-18.6; the
+ * level-ordered lower solve of circuit:1000000 3.17-3.26 -> 2.88-2.98 ms.
+ * Locality 1 gave the same; 64 or 256 entries ahead, no change. ILU0's
+ * prefetch of the U rows ahead (cpu_exec.c) too: the refactorisation of
+ * circuit:1000000 97.5-107.8 -> 84.8-90.4 ms, circuit:2000000 236-278 ->
+ * 204-210 (3 rounds). */
+#define CPU_PREFETCH_LOCALITY 3
 /* chain's blocks walked side by side, CPU_LINES at a time (cpu_exec.c,
  * pull_lines1), where a pull solve's rows are short: 1 where T's rows hold
  * CPU_LINES_MAX_ENTRIES entries off the diagonal or fewer on average

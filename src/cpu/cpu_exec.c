@@ -303,7 +303,7 @@ static inline __attribute__((always_inline)) void prefetch_x(const double *xp, c
                                                              int last)
 {
     const int a = step > 0 ? (q < last - step ? q + step : last) : (q > -step ? q + step : 0);
-    __builtin_prefetch(&xp[Tj[a]], 0, 0);
+    __builtin_prefetch(&xp[Tj[a]], 0, CPU_PREFETCH_LOCALITY);
 }
 
 /* Position k of a pull: T's row tr and x's slot r (see pull_rows). */
@@ -767,12 +767,12 @@ static inline __attribute__((always_inline)) void ilu0_fetch_rows(const ata_plan
 {
     const int *Lp = p->T->rowptr, *Lj = p->T->col, *Up = p->Tu->rowptr;
     if (far >= 0)
-        for (int q = Lp[far]; q < Lp[far + 1]; q++) __builtin_prefetch(&Up[Lj[q]], 0, 0);
+        for (int q = Lp[far]; q < Lp[far + 1]; q++) __builtin_prefetch(&Up[Lj[q]], 0, CPU_PREFETCH_LOCALITY);
     if (near >= 0)
         for (int q = Lp[near]; q < Lp[near + 1]; q++) {
             const int u = Up[Lj[q]];
-            __builtin_prefetch(&p->Tu->col[u], 0, 0);
-            __builtin_prefetch(&p->Tu->val[u], 0, 0);
+            __builtin_prefetch(&p->Tu->col[u], 0, CPU_PREFETCH_LOCALITY);
+            __builtin_prefetch(&p->Tu->val[u], 0, CPU_PREFETCH_LOCALITY);
         }
 }
 static inline __attribute__((always_inline)) void ilu0_prefetch(const ata_plan *p, int k, int k1)
