@@ -1010,6 +1010,17 @@ static void test_auto_tuning(void **state)
             }
             assert_int_equal(cpu_plan_of(p)->tune_rounds, 2);
             if (!strstr(ata_plan_choice(p), "timing 2")) fail_msg("%s: %s", specs[m], ata_plan_choice(p));
+            /* CPU_TUNE_AGAIN_FIRST solves after a timing, timed again, and
+             * then 4 times as many later (no "solves slowed" in between) */
+            cpu_plan_of(p)->tune_kept_s = 1e300;
+            for (int k = 0; k < CPU_TUNE_AGAIN_FIRST + ATA_AUTO_TUNE_SOLVES; k++) {
+                memset(x, 0, n * sizeof *x);
+                TU_OK(ata_sptrsv(p, b, x));
+                assert_memory_equal(x, xr, n * sizeof *x);
+            }
+            assert_int_equal(cpu_plan_of(p)->tune_rounds, 3);
+            assert_int_equal(cpu_plan_of(p)->tune_next, CPU_TUNE_AGAIN_FIRST * CPU_TUNE_AGAIN_GROWTH);
+            if (!strstr(ata_plan_choice(p), "timing 3: checked again")) fail_msg("%s: %s", specs[m], ata_plan_choice(p));
         } else {
             print_message("%s: auto plan not segmented here (one worker): %s\n", specs[m], ata_plan_choice(p));
         }

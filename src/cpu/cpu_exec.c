@@ -1201,10 +1201,18 @@ static void tune_record(ata_plan *p, double s)
     if (cp->tune_done >= 2 * CPU_TUNE_SOLVES) {
         /* Decided. A solve slower than twice the kept median, twice in a
          * row, means the machine changed (a busy neighbour came or went):
-         * time both ways again. */
+         * time both ways again. So does the count of solves since the last
+         * timing reaching tune_next (64, then 4 times as many each time):
+         * a disturbance that slows both ways during the timing's 12 solves
+         * does not decide for good (lap3d:100,levelorder upper right after
+         * another process: "2 workers 3.42 ms / 1 worker 3.23", then one
+         * worker at 2.61 ms a solve where two take 1.6; 1 process in 6). */
         cp->tune_slow = s > 2 * cp->tune_kept_s ? cp->tune_slow + 1 : 0;
-        if (cp->tune_slow >= 2) {
-            cp->tune_done = cp->tune_step = cp->tune_slow = cp->one_worker = 0;
+        const int slowed = cp->tune_slow >= 2, due = ++cp->tune_since >= cp->tune_next;
+        if (slowed || due) {
+            cp->tune_why = slowed;
+            if (!slowed) cp->tune_next *= CPU_TUNE_AGAIN_GROWTH;
+            cp->tune_done = cp->tune_step = cp->tune_slow = cp->tune_since = cp->one_worker = 0;
             p->info.threads_used = cp->tune_nt;
         }
         return;
@@ -1215,11 +1223,14 @@ static void tune_record(ata_plan *p, double s)
     cp->one_worker = cpu_tune_keeps_one(all, one, p->parallel_after);
     cp->tune_kept_s = cp->one_worker ? one : all;
     cp->tune_rounds++;
+    cp->tune_since = 0;
+    if (!cp->tune_next) cp->tune_next = CPU_TUNE_AGAIN_FIRST;
     if (cp->one_worker) p->info.threads_used = 1;
     const int again = cp->one_worker && cpu_exec_relayout_one(p) == ATA_OK;
     cp = cpu_plan_of(p);        /* the new layout's, where it was laid out again */
     char round[48] = "";
-    if (cp->tune_rounds > 1) snprintf(round, sizeof round, " / timing %d: solves slowed", cp->tune_rounds);
+    if (cp->tune_rounds > 1)
+        snprintf(round, sizeof round, " / timing %d: %s", cp->tune_rounds, cp->tune_why ? "solves slowed" : "checked again");
     snprintf(p->choice + cp->choice_base, sizeof p->choice - cp->choice_base, "; kept %s (timed: medians of %d "
              "solves: %d workers %.3g ms / 1 worker %.3g ms%s)", cp->one_worker ? "1 worker" : "all workers",
              CPU_TUNE_SOLVES, cp->tune_nt, all * 1e3, one * 1e3, round);
@@ -2070,6 +2081,9 @@ ata_status cpu_exec_relayout_one(ata_plan *p)
     fresh->tune_nt = old->tune_nt;
     fresh->tune_kept_s = old->tune_kept_s;
     fresh->tune_rounds = old->tune_rounds;
+    fresh->tune_since = old->tune_since;
+    fresh->tune_next = old->tune_next;
+    fresh->tune_why = old->tune_why;
     fresh->bytes_base = old->bytes_base;
     fresh->matrix_bytes_base = old->matrix_bytes_base;
     const int threads = p->info.threads_used;

@@ -91,6 +91,9 @@ typedef struct cpu_plan {
     double tune_kept_s;     /* the kept way's median */
     int tune_slow;          /* solves in a row slower than twice that */
     int tune_rounds;        /* timings so far (a load that comes and goes re-times) */
+    int tune_since;         /* solves since the last timing ended */
+    int tune_next;          /* ... at which it is timed again (CPU_TUNE_AGAIN_FIRST, then x4) */
+    int tune_why;           /* the last timing's cause: 1 solves slowed, 0 due */
     size_t choice_base;     /* ata_plan_choice's length before the timings' part */
     size_t layout_base;     /* its length before the layout's part, and the plan's */
     size_t bytes_base;      /* bytes before the layout's (cpu_exec_relayout_one) */
@@ -111,6 +114,8 @@ typedef struct cpu_plan {
     int vmsrc_id;           /* vmap is the identity */
 } cpu_plan;
 #define CPU_TUNE_SOLVES (ATA_AUTO_TUNE_SOLVES / 4)     /* timed, each way */
+#define CPU_TUNE_AGAIN_FIRST 64
+#define CPU_TUNE_AGAIN_GROWTH 4
 #define CPU_ILU_TRIALS ATA_FACTOR_TRIALS
 #define CPU_ILU_TABLE_MARGIN 0.9
 #define CPU_ILU_SPARE_STRIDE (ILU0_SPARE + 8)  /* a worker's spare doubles, a line clear of the next's */
