@@ -227,7 +227,9 @@ typedef enum {
                                 ata_plan_choice; on the CPU its first
                                 ATA_AUTO_TUNE_SOLVES one-column solves
                                 decide: pairs of solves on all workers and
-                                on one in turn, the second of each timed) */
+                                on one in turn, the second of each timed;
+                                the first 4 where one worker took 1.5x
+                                all workers' time or more) */
     ATA_POLICY_COUNT
 } ata_policy;
 

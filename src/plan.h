@@ -76,7 +76,7 @@ struct ata_plan {
                                solve multiplies (plan_desc.diag_inv) */
     int diag_invert;        /* ATA_NON_UNIT_INV asked (opt.diag says NON_UNIT):
                                the plan inverts new values' diagonal itself */
-    char choice[512];       /* ata_plan_choice: what runs, and why */
+    char choice[768];       /* ata_plan_choice: what runs, and why */
     int values_f32;         /* plan_desc.values_f32: T's values are floats held
                                as doubles; a backend may keep and read them as
                                floats (the CPU's solve plans do: cpu_plan.fval) */

@@ -930,6 +930,9 @@ static void test_tune_margin(void **state)
     assert_false(cpu_tune_keeps_one(1.0, 0.9, 1));
     assert_true(cpu_tune_keeps_one(1.0, 0.89, 1));
     assert_true(cpu_tune_keeps_one(3e-3, 1e-3, 1));
+    assert_true(cpu_tune_clear_for_all(1.0, 1.5));
+    assert_false(cpu_tune_clear_for_all(1.0, 1.49));
+    assert_false(cpu_tune_clear_for_all(1.0, 0.5));
     ata_context *ctx = make_ctx(2, 10);
     ata_csr *A;
     TU_OK(ata_gen_from_spec("lap3d:12", &A));
@@ -989,6 +992,9 @@ static void test_auto_tuning(void **state)
             fail_msg("%s: %s, expected %s and %s", specs[m], ata_plan_choice(p), want[m], want_S[m]);
         const int segmented = cpu_plan_of(p)->segmented;
         for (int k = 0; k < ATA_AUTO_TUNE_SOLVES + 3; k++) {
+            /* the full timing: the first all-workers solve made to look
+             * slow, so the first pair is not clear (cpu_tune_clear_for_all) */
+            if (k == 3 && segmented) cpu_plan_of(p)->tune_s[0][0] = 1e300;
             memset(x, 0, n * sizeof *x);
             TU_OK(ata_sptrsv(p, b, x));
             assert_memory_equal(x, xr, n * sizeof *x);
@@ -1021,6 +1027,23 @@ static void test_auto_tuning(void **state)
             assert_int_equal(cpu_plan_of(p)->tune_rounds, 3);
             assert_int_equal(cpu_plan_of(p)->tune_next, CPU_TUNE_AGAIN_FIRST * CPU_TUNE_AGAIN_GROWTH);
             if (!strstr(ata_plan_choice(p), "timing 3: checked again")) fail_msg("%s: %s", specs[m], ata_plan_choice(p));
+            /* a clear first pair ends the timing after 4 solves with all
+             * workers: timed again (slowed), the first all-workers solve
+             * made to look instant */
+            cpu_plan_of(p)->tune_kept_s = 1e-12;
+            for (int k = 0; k < 2 + 4; k++) {
+                if (k == 2 + 3) cpu_plan_of(p)->tune_s[0][0] = 1e-12;
+                memset(x, 0, n * sizeof *x);
+                TU_OK(ata_sptrsv(p, b, x));
+                assert_memory_equal(x, xr, n * sizeof *x);
+            }
+            assert_int_equal(cpu_plan_of(p)->tune_rounds, 4);
+            assert_int_equal(cpu_plan_of(p)->tune_step, 4);
+            assert_int_equal(cpu_plan_of(p)->tune_done, 2 * CPU_TUNE_SOLVES);
+            assert_false(cpu_plan_of(p)->one_worker);
+            if (!strstr(ata_plan_choice(p), "kept all workers (timed: 1 solve each way, clear") ||
+                !strstr(ata_plan_choice(p), "timing 4: solves slowed"))
+                fail_msg("%s: %s", specs[m], ata_plan_choice(p));
         } else {
             print_message("%s: auto plan not segmented here (one worker): %s\n", specs[m], ata_plan_choice(p));
         }

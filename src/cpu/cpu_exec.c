@@ -1190,6 +1190,11 @@ int cpu_tune_keeps_one(double all_s, double one_s, int parallel_after)
     return one_s < (parallel_after ? CPU_TUNE_ONE_MARGIN : 1.0) * all_s;
 }
 
+int cpu_tune_clear_for_all(double all_s, double one_s)
+{
+    return one_s >= CPU_TUNE_CLEAR_GAIN * all_s;
+}
+
 /* One timed solve of the auto policy's tuning (all workers on even
  * solves, one on odd ones); after the last, the faster way stays
  * (cpu_tune_keeps_one; one worker wins where waits and hand-offs cost more
@@ -1218,9 +1223,13 @@ static void tune_record(ata_plan *p, double s)
         return;
     }
     cp->tune_s[cp->tune_done % 2][cp->tune_done / 2] = s;
-    if (++cp->tune_done < 2 * CPU_TUNE_SOLVES) return;
-    const double all = median_small(cp->tune_s[0], CPU_TUNE_SOLVES), one = median_small(cp->tune_s[1], CPU_TUNE_SOLVES);
-    cp->one_worker = cpu_tune_keeps_one(all, one, p->parallel_after);
+    ++cp->tune_done;
+    const int clear = cp->tune_done == 2 && cpu_tune_clear_for_all(cp->tune_s[0][0], cp->tune_s[1][0]);
+    if (!clear && cp->tune_done < 2 * CPU_TUNE_SOLVES) return;
+    const int timed = cp->tune_done / 2;
+    const double all = median_small(cp->tune_s[0], timed), one = median_small(cp->tune_s[1], timed);
+    cp->tune_done = 2 * CPU_TUNE_SOLVES;    /* decided */
+    cp->one_worker = !clear && cpu_tune_keeps_one(all, one, p->parallel_after);
     cp->tune_kept_s = cp->one_worker ? one : all;
     cp->tune_rounds++;
     cp->tune_since = 0;
@@ -1231,9 +1240,12 @@ static void tune_record(ata_plan *p, double s)
     char round[48] = "";
     if (cp->tune_rounds > 1)
         snprintf(round, sizeof round, " / timing %d: %s", cp->tune_rounds, cp->tune_why ? "solves slowed" : "checked again");
-    snprintf(p->choice + cp->choice_base, sizeof p->choice - cp->choice_base, "; kept %s (timed: medians of %d "
-             "solves: %d workers %.3g ms / 1 worker %.3g ms%s)", cp->one_worker ? "1 worker" : "all workers",
-             CPU_TUNE_SOLVES, cp->tune_nt, all * 1e3, one * 1e3, round);
+    char solves[40];
+    if (clear) snprintf(solves, sizeof solves, "1 solve each way, clear");
+    else snprintf(solves, sizeof solves, "medians of %d solves", timed);
+    snprintf(p->choice + cp->choice_base, sizeof p->choice - cp->choice_base, "; kept %s (timed: %s: %d workers "
+             "%.3g ms / 1 worker %.3g ms%s)", cp->one_worker ? "1 worker" : "all workers", solves, cp->tune_nt,
+             all * 1e3, one * 1e3, round);
     if (again) {
         const size_t len = strlen(p->choice);
         snprintf(p->choice + len, sizeof p->choice - len, "; laid out again for 1 worker%s",

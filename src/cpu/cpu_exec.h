@@ -132,6 +132,17 @@ typedef struct cpu_plan {
  * worker 1.06 ms against 1.13, kept all workers under the margin. */
 #define CPU_TUNE_ONE_MARGIN 0.9
 int cpu_tune_keeps_one(double all_s, double one_s, int parallel_after);
+/* A timing ends after its first timed solve each way where one worker took
+ * CPU_TUNE_CLEAR_GAIN times all workers' time or more: all workers stay
+ * (as the timing's full medians would keep them; the rechecks still come).
+ * Each one-worker solve of the timing costs a large plan that much more:
+ * PCG on circuit:2000000, 2 threads, Intel VM: its L and U solves take 8.7
+ * and 9.6 ms on two workers, 15.2 and 18.1 on one, so the full timing's six
+ * one-worker solves a plan cost ~90 ms of a 1.8 s solve. Deciding for one
+ * worker early is left out: a disturbed all-workers solve would keep the
+ * slower way until the next recheck. */
+#define CPU_TUNE_CLEAR_GAIN 1.5
+int cpu_tune_clear_for_all(double all_s, double one_s);
 /* ILU0's trials (cpu_plan.ilu_table): the table stays if it was the faster
  * by CPU_ILU_TABLE_MARGIN (fastest factorisation each way). */
 int cpu_ilu_keeps_table(double test_s, double table_s);

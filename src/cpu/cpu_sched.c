@@ -66,7 +66,9 @@ static int ivec_push(ivec *a, int x)
 typedef struct {
     const cpu_sched_view *v;
     int nt, n;
-    int *seg_of;            /* position -> segment (made so far) */
+    int *seg_of;            /* column of T -> its position's segment, -1 until
+                               made: one load a predecessor, not posmap's too */
+    int *col_at;            /* position -> its column of T (posmap's inverse; NULL: itself) */
     ivec lo, hi, thr, idx;  /* per segment: range, worker, index among its worker's */
     ivec wptr, wthr, wcnt;  /* waits, per segment */
     double *fin;            /* per segment: simulated finish (grown with lo) */
@@ -133,21 +135,22 @@ static int split_cuts(const builder *B, int u0, int u1, const int *grain, int g0
 }
 
 /* Latest finish and wait count of the predecessors of positions [a, b)
- * that lie before u0 (earlier units), per worker: into mf/mi row `row`. */
-static void scan_preds(builder *B, int a, int b, int u0, int row)
+ * in earlier units, per worker: into mf/mi row `row`. */
+static void scan_preds(builder *B, int a, int b, int row)
 {
     const cpu_sched_view *v = B->v;
     const int *Tp = v->T->rowptr, *Tj = v->T->col;
     double *mf = B->mf + (size_t)row * B->nt;
     int *mi = B->mi + (size_t)row * B->nt;
     int last = -1;      /* neighbours' predecessors share segments: each taken once in a row */
+    const int *seg_of = B->seg_of;
     for (int k = a; k < b; k++) {
         const int r = v->rowmap ? v->rowmap[k] : k;
         for (int q = Tp[r]; q < Tp[r + 1]; q++) {
-            const int pj = v->posmap ? v->posmap[Tj[q]] : Tj[q];
-            if (pj >= u0) continue;     /* inside the unit (same worker), the diagonal, or a successor */
-            const int s = B->seg_of[pj];
-            if (s == last) continue;
+            /* Segments are made in position order: a column in none yet
+             * is in this unit (same worker), the diagonal or a successor. */
+            const int s = seg_of[Tj[q]];
+            if (s < 0 || s == last) continue;
             last = s;
             const int t = B->thr.v[s];
             if (B->fin[s] > mf[t]) mf[t] = B->fin[s];
@@ -192,7 +195,10 @@ static int add_segment(builder *B, int a, int b, int t, double fin, int row)
             if (ivec_push(&B->wthr, u) || ivec_push(&B->wcnt, mi[u])) return -1;
             waited[u] = mi[u];
         }
-    for (int k = a; k < b; k++) B->seg_of[k] = s;
+    if (B->col_at)
+        for (int k = a; k < b; k++) B->seg_of[B->col_at[k]] = s;
+    else
+        for (int k = a; k < b; k++) B->seg_of[k] = s;
     return 0;
 }
 
@@ -207,7 +213,7 @@ static int place_unit(builder *B, int u0, int u1, int can_split, const int *grai
     if (parts == 1) { B->cut[0] = u0; B->cut[1] = u1; B->pcost[0] = total; }
     for (int p = 0; p < parts; p++) {
         for (int u = 0; u < nt; u++) { B->mf[(size_t)p * nt + u] = 0; B->mi[(size_t)p * nt + u] = 0; }
-        scan_preds(B, B->cut[p], B->cut[p + 1], u0, p);
+        scan_preds(B, B->cut[p], B->cut[p + 1], p);
     }
     /* Row `parts` of mf/mi: the whole unit (the parts' maxima). */
     double *mfw = B->mf + (size_t)parts * nt;
@@ -336,6 +342,10 @@ ata_status cpu_sched_build(const ata_plan *p, const cpu_sched_view *v, int nt, c
     const int n = p->n;
     builder B = { .v = v, .nt = nt, .n = n, .diag = p->kind == PLAN_SPTRSV && p->opt.diag == ATA_NON_UNIT };
     B.seg_of = mem_alloc(((size_t)n + 1) * sizeof *B.seg_of);
+    if (B.seg_of)
+        for (int j = 0; j < n; j++) B.seg_of[j] = -1;
+    if (v->posmap && (B.col_at = mem_alloc(((size_t)n + 1) * sizeof *B.col_at)))
+        for (int j = 0; j < n; j++) B.col_at[v->posmap[j]] = j;
     B.clock = mem_calloc((size_t)nt, sizeof *B.clock);
     B.nseg_t = mem_calloc((size_t)nt, sizeof *B.nseg_t);
     B.waited = mem_calloc((size_t)nt * nt, sizeof *B.waited);
@@ -344,11 +354,11 @@ ata_status cpu_sched_build(const ata_plan *p, const cpu_sched_view *v, int nt, c
     B.cut = mem_alloc(((size_t)nt + 1) * sizeof *B.cut);
     B.pcost = mem_alloc(((size_t)nt + 1) * sizeof *B.pcost);
     ata_status st = ATA_OK;
-    if (!B.seg_of || !B.clock || !B.nseg_t || !B.waited || !B.mf || !B.mi || !B.cut || !B.pcost || place_all(&B, &p->sched))
+    if (!B.seg_of || (v->posmap && !B.col_at) || !B.clock || !B.nseg_t || !B.waited || !B.mf || !B.mi || !B.cut || !B.pcost || place_all(&B, &p->sched))
         st = ata_fail(ATA_ERR_NOMEM, "plan: out of memory for the workers' schedule (n = %d)", n);
     if (st == ATA_OK) st = finish(&B, out);
     if (st != ATA_OK) cpu_sched_free(out);
-    free(B.seg_of); free(B.clock); free(B.nseg_t); free(B.waited); free(B.mf); free(B.mi); free(B.cut); free(B.pcost);
+    free(B.seg_of); free(B.col_at); free(B.clock); free(B.nseg_t); free(B.waited); free(B.mf); free(B.mi); free(B.cut); free(B.pcost);
     free(B.fin);
     free(B.lo.v); free(B.hi.v); free(B.thr.v); free(B.idx.v); free(B.wptr.v); free(B.wthr.v); free(B.wcnt.v);
     return st;
