@@ -43,11 +43,13 @@
 # report is printed first), 2 usage error; a program that cannot run at all
 # (no CSV row) stops the script with its output.
 #
-# PETSc's processes run with ATA_HUGEPAGES=0: they generate A with our
-# library, whose big blocks (own mappings on huge pages, src/mem.h) would
-# otherwise change glibc's heap for PETSc (its big blocks then mapped fresh:
-# setup 0.13 against 0.05 s at lap3d:100). --petsc-thp gives PETSc huge pages
-# too, through glibc's own switch (GLIBC_TUNABLES=glibc.malloc.hugetlb=1).
+# PETSc's processes run with ATA_HUGEPAGES=0 (the library's default since
+# 2026-11-28; set in case the caller's environment turns huge pages on for
+# ATA): they generate A with our library, whose big blocks on huge pages
+# (own mappings, src/mem.h) would change glibc's heap for PETSc (its big
+# blocks then mapped fresh: setup 0.13 against 0.05 s at lap3d:100).
+# --petsc-thp gives PETSc huge pages through glibc's own switch
+# (GLIBC_TUNABLES=glibc.malloc.hugetlb=1).
 #
 # Per configuration: iterations, setup s (ATA: analysis + factorisation as
 # ata_pcg reports them; PETSc: KSPSetUp + KSPSetUpOnBlocks, slowest rank),

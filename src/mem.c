@@ -1,4 +1,5 @@
-/* mem.c - big arrays on transparent huge pages (see mem.h). */
+/* mem.c - big arrays: malloc with their pages faulted in at once, or
+ * transparent huge pages on request (see mem.h). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +30,11 @@ static void prefault(void *p, size_t bytes)
 }
 
 /* Read each time: a getenv costs nothing beside a 2 MiB allocation, and a
- * test can switch it. */
+ * test can switch it. Off unless ATA_HUGEPAGES=1 (mem.h says why). */
 static int huge_wanted(void)
 {
     const char *e = getenv("ATA_HUGEPAGES");
-    return !(e && e[0] == '0' && !e[1]);
+    return e && e[0] == '1' && !e[1];
 }
 
 void *mem_alloc(size_t bytes)

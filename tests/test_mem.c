@@ -1,6 +1,7 @@
 /* test_mem.c - the allocator for big arrays (src/mem.c): small blocks are
  * plain malloc; big ones start on a 2 MiB boundary and carry the kernel's
- * huge-page advice ("hg" in /proc/self/smaps) unless ATA_HUGEPAGES=0;
+ * huge-page advice ("hg" in /proc/self/smaps) with ATA_HUGEPAGES=1, none
+ * by default or with ATA_HUGEPAGES=0;
  * calloc zeroes and refuses an overflowing size; medium blocks arrive with
  * their pages faulted in; all of it is freed with free(). */
 #include <stdint.h>
@@ -53,7 +54,7 @@ static void test_small_blocks(void **state)
 static void test_big_blocks_advised(void **state)
 {
     (void)state;
-    unsetenv("ATA_HUGEPAGES");
+    setenv("ATA_HUGEPAGES", "1", 1);
     const size_t n = 1000001;        /* n + 1 ints at n = 10^6: 4.0 MB */
     int *a = mem_alloc(n * sizeof *a);
     assert_non_null(a);
@@ -71,17 +72,21 @@ static void test_big_blocks_advised(void **state)
     for (size_t i = 0; i < 3 * MEM_HUGE / sizeof *z + 5; i++) assert_true(z[i] == 0.0);
     if (thp_built()) assert_int_equal(advised(z), 1);
     free(z);
+    unsetenv("ATA_HUGEPAGES");
 }
 
 static void test_advice_off(void **state)
 {
     (void)state;
-    setenv("ATA_HUGEPAGES", "0", 1);
-    char *p = mem_alloc(8 * MEM_HUGE);
-    assert_non_null(p);
-    memset(p, 1, 8 * MEM_HUGE);
-    if (thp_built()) assert_int_equal(advised(p), 0);
-    free(p);
+    for (int v = 0; v < 2; v++) {   /* the default, then ATA_HUGEPAGES=0 */
+        if (v) setenv("ATA_HUGEPAGES", "0", 1);
+        else unsetenv("ATA_HUGEPAGES");
+        char *p = mem_alloc(8 * MEM_HUGE);
+        assert_non_null(p);
+        memset(p, 1, 8 * MEM_HUGE);
+        if (thp_built()) assert_int_equal(advised(p), 0);
+        free(p);
+    }
     unsetenv("ATA_HUGEPAGES");
 }
 
