@@ -276,7 +276,7 @@ static ata_status pcg_setup(ata_context *ctx, const ata_csr *A_in, const ata_pcg
     /* The level order is the schedules' layout: not for a backend that
      * schedules nothing (it would change the reference's factors). */
     const int schedules = !(ctx->ops->caps & BACKEND_NO_SCHEDULE);
-    if (schedules && opt->precond != ATA_PC_NONE && opt->precond != ATA_PC_JACOBI && csr_is_symmetric_on(A_in, ctx->pool)) {
+    if (schedules && opt->precond != ATA_PC_NONE && opt->precond != ATA_PC_JACOBI && ata_csr_is_symmetric(A_in)) {
         CHECK(layout_perm(s, A_in, &lower));
         known = 1;
     }

@@ -27,9 +27,5 @@ ata_status csr_permute_part(const ata_csr *A, const int *perm, int part, cpu_poo
  * whose entries start in its share of nnz (a pass over them is balanced by
  * entries, not rows). */
 void csr_share_rows(const int *Ap, int n, int tid, int nt, int *r0, int *r1);
-/* ata_csr_is_symmetric (pattern and values) with the rows shared by the
- * pool's workers (NULL: ata_csr_is_symmetric itself); A's columns sorted
- * without repeats (csr_check_structure). The same answer either way. */
-int csr_is_symmetric_on(const ata_csr *A, cpu_pool *pool);
 
 #endif

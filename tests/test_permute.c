@@ -12,7 +12,6 @@
 #include "csr.h"
 #include "dag.h"
 #include "cpu/cpu_exec.h"
-#include "cpu/cpu_pool.h"
 #include "factor.h"
 #include "plan.h"
 
@@ -398,79 +397,11 @@ static void test_symmetry_check(void **state)
         TU_OK(ata_csr_from_coo(n, n, k, r, c, v, 0, &A));
         int want = equal_transpose(A);
         assert_int_equal(ata_csr_is_symmetric(A), want);
-        assert_int_equal(csr_is_symmetric_on(A, NULL), want);
         seen[want]++;
         ata_csr_free(A);
         free(r); free(c); free(v);
     }
     assert_true(seen[0] > 50 && seen[1] > 50);     /* both answers were exercised */
-}
-
-/* The check shared by a pool's workers (csr_is_symmetric_on) answers as the
- * serial one on matrices big enough to be split (past
- * CPU_POOL_INLINE_ELEMS entries), with hub rows searched by halves: a
- * symmetric matrix, then one defect each at a random off-diagonal entry
- * (its value changed, its mirror dropped, the entry itself dropped: on
- * either side of the diagonal as the entry falls) and an extra entry far
- * from the diagonal on either side. */
-static void test_symmetry_check_shared(void **state)
-{
-    (void)state;
-    ata_context *ctx = tu_cpu_context(2);
-    const char *specs[] = { "circuit:20000", "lap3d:30", "lap2d:200x150" };
-    uint64_t s = 11;
-    int seen[2] = { 0, 0 };
-    for (int m = 0; m < 4; m++) {
-        ata_csr *S;
-        if (m < 3) TU_OK(ata_gen_from_spec(specs[m], &S));
-        else S = arrow(20000);
-        const int n = S->nrows;
-        assert_true(S->nnz > 4 * CPU_POOL_INLINE_ELEMS);
-        int *r = malloc((S->nnz + 1) * sizeof *r), *c = malloc((S->nnz + 1) * sizeof *c);
-        double *v = malloc((S->nnz + 1) * sizeof *v);
-        for (int defect = 0; defect < 6; defect++) {
-            int k = 0;
-            for (int i = 0; i < n; i++)
-                for (int p = S->rowptr[i]; p < S->rowptr[i + 1]; p++) { r[k] = i; c[k] = S->col[p]; v[k++] = S->val[p]; }
-            s = s * 6364136223846793005ull + 1442695040888963407ull;
-            int q = (int)((s >> 20) % (uint64_t)k);
-            while (r[q] == c[q]) q = (q + 1) % k;       /* off the diagonal */
-            if (defect == 1) v[q] += 1;
-            if (defect == 2 || defect == 3) {
-                if (defect == 2)    /* its mirror instead */
-                    for (int e = 0; e < k; e++)
-                        if (r[e] == c[q] && c[e] == r[q]) { q = e; break; }
-                r[q] = r[k - 1]; c[q] = c[k - 1]; v[q] = v[k - 1];
-                k--;
-            }
-            if (defect >= 4) {
-                /* (row, row + n/2) above the diagonal or its mirror below,
-                 * at the first row from a random one that has no such entry */
-                int row = (int)((s >> 40) % (uint64_t)(n / 2)), found = 1;
-                for (int tries = 0; tries < n / 2; tries++, row = (row + 1) % (n / 2)) {
-                    found = 0;
-                    for (int p = S->rowptr[row]; p < S->rowptr[row + 1]; p++) found |= S->col[p] == row + n / 2;
-                    if (!found) break;
-                }
-                assert_false(found);
-                r[k] = defect == 4 ? row : row + n / 2;
-                c[k] = defect == 4 ? row + n / 2 : row;
-                v[k++] = 0.25;
-            }
-            ata_csr *A;
-            TU_OK(ata_csr_from_coo(n, n, k, r, c, v, 0, &A));
-            const int want = equal_transpose(A);
-            assert_int_equal(want, defect == 0);
-            assert_int_equal(ata_csr_is_symmetric(A), want);
-            assert_int_equal(csr_is_symmetric_on(A, ctx->pool), want);
-            seen[want]++;
-            ata_csr_free(A);
-        }
-        free(r); free(c); free(v);
-        ata_csr_free(S);
-    }
-    assert_int_equal(seen[1], 4);
-    ata_context_destroy(ctx);
 }
 
 int main(void)
@@ -481,7 +412,6 @@ int main(void)
         cmocka_unit_test(test_known_dag),
         cmocka_unit_test(test_split_factors),
         cmocka_unit_test(test_symmetry_check),
-        cmocka_unit_test(test_symmetry_check_shared),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
