@@ -1,5 +1,5 @@
-/* mem.c - big arrays: malloc with their pages faulted in at once, or
- * transparent huge pages on request (see mem.h). */
+/* mem.c - big arrays: malloc with their pages faulted in at once, the
+ * biggest on transparent huge pages (see mem.h). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,18 +29,21 @@ static void prefault(void *p, size_t bytes)
 #endif
 }
 
-/* Read each time: a getenv costs nothing beside a 2 MiB allocation, and a
- * test can switch it. Off unless ATA_HUGEPAGES=1 (mem.h says why). */
-static int huge_wanted(void)
+/* The smallest block put on huge pages (mem.h): MEM_HUGE_BIG, MEM_HUGE with
+ * ATA_HUGEPAGES=1, none with ATA_HUGEPAGES=0. Read each time: a getenv
+ * costs nothing beside a 2 MiB allocation, and a test can switch it. */
+static size_t huge_from(void)
 {
     const char *e = getenv("ATA_HUGEPAGES");
-    return e && e[0] == '1' && !e[1];
+    if (e && e[0] == '1' && !e[1]) return MEM_HUGE;
+    if (e && e[0] == '0' && !e[1]) return SIZE_MAX;
+    return MEM_HUGE_BIG;
 }
 
 void *mem_alloc(size_t bytes)
 {
 #ifdef MADV_HUGEPAGE
-    if (bytes >= MEM_HUGE && huge_wanted()) {
+    if (bytes >= MEM_HUGE && bytes >= huge_from()) {
         /* Whole 2 MiB pages only, so the advice never reaches a neighbour's
          * memory: the block is rounded up to them where that wastes at most
          * an eighth of it (n + 1 ints at n = 10^6: 4.0 MB in 4 MiB), else
@@ -78,7 +81,7 @@ void *mem_calloc(size_t n, size_t size)
         return p;
     }
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (huge_wanted()) {
+    if (bytes >= huge_from()) {
         /* Zero without touching: on Linux a private anonymous page dropped
          * by MADV_DONTNEED reads as zeros and costs nothing until written
          * (the kernel zeroes it then, as it would have for memset's write;

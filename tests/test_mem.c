@@ -1,7 +1,7 @@
 /* test_mem.c - the allocator for big arrays (src/mem.c): small blocks are
  * plain malloc; big ones start on a 2 MiB boundary and carry the kernel's
- * huge-page advice ("hg" in /proc/self/smaps) with ATA_HUGEPAGES=1, none
- * by default or with ATA_HUGEPAGES=0;
+ * huge-page advice ("hg" in /proc/self/smaps): from MEM_HUGE_BIG by
+ * default, from MEM_HUGE with ATA_HUGEPAGES=1, never with ATA_HUGEPAGES=0;
  * calloc zeroes and refuses an overflowing size; medium blocks arrive with
  * their pages faulted in; all of it is freed with free(). */
 #include <stdint.h>
@@ -75,7 +75,9 @@ static void test_big_blocks_advised(void **state)
     unsetenv("ATA_HUGEPAGES");
 }
 
-static void test_advice_off(void **state)
+/* By default only blocks of MEM_HUGE_BIG or more are advised (and aligned);
+ * with ATA_HUGEPAGES=0 none. */
+static void test_advice_default_and_off(void **state)
 {
     (void)state;
     for (int v = 0; v < 2; v++) {   /* the default, then ATA_HUGEPAGES=0 */
@@ -86,6 +88,24 @@ static void test_advice_off(void **state)
         memset(p, 1, 8 * MEM_HUGE);
         if (thp_built()) assert_int_equal(advised(p), 0);
         free(p);
+        const size_t big = MEM_HUGE_BIG + 12345;
+        char *q = mem_alloc(big);
+        double *z = mem_calloc(big / sizeof *z, sizeof *z);
+        assert_non_null(q);
+        assert_non_null(z);
+        memset(q, 2, big);
+        for (size_t i = 0; i < big / sizeof *z; i += 4096) assert_true(z[i] == 0.0);
+        assert_true(z[big / sizeof *z - 1] == 0.0);
+        if (!v) {
+            assert_int_equal((uintptr_t)q % MEM_HUGE, 0);
+            assert_int_equal((uintptr_t)z % MEM_HUGE, 0);
+        }
+        if (thp_built()) {
+            assert_int_equal(advised(q), !v);
+            assert_int_equal(advised(z), !v);
+        }
+        free(q);
+        free(z);
     }
     unsetenv("ATA_HUGEPAGES");
 }
@@ -137,7 +157,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_blocks),
         cmocka_unit_test(test_big_blocks_advised),
-        cmocka_unit_test(test_advice_off),
+        cmocka_unit_test(test_advice_default_and_off),
         cmocka_unit_test(test_medium_blocks_prefaulted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
