@@ -43,11 +43,11 @@
 # report is printed first), 2 usage error; a program that cannot run at all
 # (no CSV row) stops the script with its output.
 #
-# PETSc's processes run with ATA_HUGEPAGES=0 (the library's default since
-# 2026-11-28; set in case the caller's environment turns huge pages on for
-# ATA): they generate A with our library, whose big blocks on huge pages
-# (own mappings, src/mem.h) would change glibc's heap for PETSc (its big
-# blocks then mapped fresh: setup 0.13 against 0.05 s at lap3d:100).
+# PETSc's processes run with ATA_HUGEPAGES=0: they generate A with our
+# library, whose big blocks on huge pages (own mappings, src/mem.h; from 32
+# MiB by default, from 2 MiB with ATA_HUGEPAGES=1) would change glibc's heap
+# for PETSc (with every block from 2 MiB, its big blocks were then mapped
+# fresh: setup 0.13 against 0.05 s at lap3d:100).
 # --petsc-thp gives PETSc huge pages through glibc's own switch
 # (GLIBC_TUNABLES=glibc.malloc.hugetlb=1).
 #
