@@ -1723,7 +1723,9 @@ static ata_status plan_view(const ata_plan *p, cpu_sched_view *v, int **alloc_ro
         free(pos); free(srow);
         return ata_fail(ATA_ERR_NOMEM, "plan: out of memory (n = %d)", n);
     }
-    *v = (cpu_sched_view){ p->T, p->kind == PLAN_ILU0 ? p->Tu : NULL, srow ? srow : through_order ? order : NULL, pos };
+    /* pos is the inverse of order or of srow, whichever it was made from */
+    *v = (cpu_sched_view){ p->T, p->kind == PLAN_ILU0 ? p->Tu : NULL, srow ? srow : through_order ? order : NULL, pos,
+                           !pos ? NULL : through_order ? order : srow };
     *alloc_rows = srow;
     *alloc_pos = pos;
     return ATA_OK;

@@ -68,7 +68,7 @@ typedef struct {
     int nt, n;
     int *seg_of;            /* column of T -> its position's segment, -1 until
                                made: one load a predecessor, not posmap's too */
-    int *col_at;            /* position -> its column of T (posmap's inverse; NULL: itself) */
+    const int *col_at;      /* position -> its column of T (the view's colmap; NULL: itself) */
     ivec lo, hi, thr, idx;  /* per segment: range, worker, index among its worker's */
     ivec wptr, wthr, wcnt;  /* waits, per segment */
     double *fin;            /* per segment: simulated finish (grown with lo) */
@@ -340,12 +340,12 @@ ata_status cpu_sched_build(const ata_plan *p, const cpu_sched_view *v, int nt, c
 {
     memset(out, 0, sizeof *out);
     const int n = p->n;
-    builder B = { .v = v, .nt = nt, .n = n, .diag = p->kind == PLAN_SPTRSV && p->opt.diag == ATA_NON_UNIT };
+    if (!v->posmap != !v->colmap) return ata_fail(ATA_ERR_INTERNAL, "plan: a worker schedule's view without posmap's inverse");
+    builder B = { .v = v, .nt = nt, .n = n, .col_at = v->colmap,
+                  .diag = p->kind == PLAN_SPTRSV && p->opt.diag == ATA_NON_UNIT };
     B.seg_of = mem_alloc(((size_t)n + 1) * sizeof *B.seg_of);
     if (B.seg_of)
         for (int j = 0; j < n; j++) B.seg_of[j] = -1;
-    if (v->posmap && (B.col_at = mem_alloc(((size_t)n + 1) * sizeof *B.col_at)))
-        for (int j = 0; j < n; j++) B.col_at[v->posmap[j]] = j;
     B.clock = mem_calloc((size_t)nt, sizeof *B.clock);
     B.nseg_t = mem_calloc((size_t)nt, sizeof *B.nseg_t);
     B.waited = mem_calloc((size_t)nt * nt, sizeof *B.waited);
@@ -354,11 +354,11 @@ ata_status cpu_sched_build(const ata_plan *p, const cpu_sched_view *v, int nt, c
     B.cut = mem_alloc(((size_t)nt + 1) * sizeof *B.cut);
     B.pcost = mem_alloc(((size_t)nt + 1) * sizeof *B.pcost);
     ata_status st = ATA_OK;
-    if (!B.seg_of || (v->posmap && !B.col_at) || !B.clock || !B.nseg_t || !B.waited || !B.mf || !B.mi || !B.cut || !B.pcost || place_all(&B, &p->sched))
+    if (!B.seg_of || !B.clock || !B.nseg_t || !B.waited || !B.mf || !B.mi || !B.cut || !B.pcost || place_all(&B, &p->sched))
         st = ata_fail(ATA_ERR_NOMEM, "plan: out of memory for the workers' schedule (n = %d)", n);
     if (st == ATA_OK) st = finish(&B, out);
     if (st != ATA_OK) cpu_sched_free(out);
-    free(B.seg_of); free(B.col_at); free(B.clock); free(B.nseg_t); free(B.waited); free(B.mf); free(B.mi); free(B.cut); free(B.pcost);
+    free(B.seg_of); free(B.clock); free(B.nseg_t); free(B.waited); free(B.mf); free(B.mi); free(B.cut); free(B.pcost);
     free(B.fin);
     free(B.lo.v); free(B.hi.v); free(B.thr.v); free(B.idx.v); free(B.wptr.v); free(B.wthr.v); free(B.wcnt.v);
     return st;

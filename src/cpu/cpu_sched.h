@@ -54,6 +54,8 @@ typedef struct {
 typedef struct {
     const ata_csr *T, *U;
     const int *rowmap, *posmap;
+    const int *colmap;      /* posmap's inverse: the column at position k
+                               (NULL where posmap is NULL) */
 } cpu_sched_view;
 
 /* The schedule of p for nt workers: adaptive tasks too small to share run
