@@ -288,6 +288,29 @@ static void test_chunked_jobs(void **state)
     cpu_pool_destroy(b);
 }
 
+/* The spin budget's share after a wait: a sleep beyond the whole budget
+ * halves it (to 1/64), anything a whole budget's spin would have caught
+ * doubles it (to 1), so a thread cut down by long waits spins again once
+ * its waits are short. */
+static void test_spin_scale(void **state)
+{
+    (void)state;
+    const double spin = 50e-6;
+    assert_true(cpu_spin_scale_next(1, 1, 2e-3, spin) == 0.5f);         /* slept long */
+    assert_true(cpu_spin_scale_next(1.0f / 64, 1, 2e-3, spin) == 1.0f / 64);   /* the floor */
+    assert_true(cpu_spin_scale_next(1.0f / 64, 1, 10e-6, spin) == 1.0f / 32);  /* slept, short: spin more */
+    assert_true(cpu_spin_scale_next(0.25f, 0, 20e-6, spin) == 0.5f);    /* spinning caught it */
+    assert_true(cpu_spin_scale_next(1, 0, 0, spin) == 1.0f);            /* the ceiling */
+    assert_true(cpu_spin_scale_next(0.5f, 1, spin, spin) == 0.25f);     /* exactly the budget: halved */
+    /* A thread cut to the floor by long waits is back to the whole budget
+     * after seven short ones, asleep or not. */
+    float s = 1;
+    for (int i = 0; i < 20; i++) s = cpu_spin_scale_next(s, 1, 1e-3, spin);
+    assert_true(s == 1.0f / 64);
+    for (int i = 0; i < 7; i++) s = cpu_spin_scale_next(s, 1, 5e-6, spin);
+    assert_true(s == 1.0f);
+}
+
 /* The CPU backend's dot sums per-chunk partials in chunk order: exactly
  * the sum written out here, whatever the workers did. */
 static void test_chunked_dot_bits(void **state)
@@ -511,6 +534,7 @@ int main(void)
         cmocka_unit_test(test_wait_policies_bitwise),
         cmocka_unit_test(test_oversubscribed_pool),
         cmocka_unit_test(test_chunked_jobs),
+        cmocka_unit_test(test_spin_scale),
         cmocka_unit_test(test_chunked_dot_bits),
         cmocka_unit_test(test_chunked_pcg_bits),
         cmocka_unit_test(test_segment_helping),
