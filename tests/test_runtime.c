@@ -963,6 +963,26 @@ static void test_tune_margin(void **state)
     ata_context_destroy(ctx);
 }
 
+/* One timing of auto's (ATA_AUTO_TUNE_SOLVES solves from its first), its
+ * recorded times overwritten before its last solve so that one worker
+ * wins or loses; every solve checked against the reference's bits. */
+static void forced_timing(ata_plan *p, const double *b, double *x, const double *xr, int n, int one_wins)
+{
+    assert_int_equal(cpu_plan_of(p)->tune_step, 0);
+    for (int k = 0; k < ATA_AUTO_TUNE_SOLVES; k++) {
+        if (k == 3) cpu_plan_of(p)->tune_s[0][0] = 1e300;     /* the first pair not clear */
+        if (k == ATA_AUTO_TUNE_SOLVES - 1)
+            for (int i = 0; i < CPU_TUNE_SOLVES; i++) {
+                cpu_plan_of(p)->tune_s[0][i] = 1;
+                if (i < CPU_TUNE_SOLVES - 1) cpu_plan_of(p)->tune_s[1][i] = one_wins ? 1e-12 : 10;
+            }
+        memset(x, 0, n * sizeof *x);
+        TU_OK(ata_sptrsv(p, b, x));
+        assert_memory_equal(x, xr, n * sizeof *x);
+    }
+    assert_int_equal(cpu_plan_of(p)->tune_done, 2 * CPU_TUNE_SOLVES);
+}
+
 /* auto on the CPU: ca, with Eq. 5.2's S for a grid in natural order (thin
  * levels of rows that need the row before them), S_min in level order and
  * on a circuit; the first ATA_AUTO_TUNE_SOLVES solves
@@ -1044,6 +1064,59 @@ static void test_auto_tuning(void **state)
             if (!strstr(ata_plan_choice(p), "kept all workers (timed: 1 solve each way, clear") ||
                 !strstr(ata_plan_choice(p), "timing 4: solves slowed"))
                 fail_msg("%s: %s", specs[m], ata_plan_choice(p));
+            /* one worker kept where all workers were: timed again
+             * CPU_TUNE_CONFIRM solves later, whatever the next timing's
+             * due count; that timing decides (here all workers again) */
+            const int next = cpu_plan_of(p)->tune_next;
+            cpu_plan_of(p)->tune_kept_s = 1e-12;
+            for (int k = 0; k < 2; k++) {
+                memset(x, 0, n * sizeof *x);
+                TU_OK(ata_sptrsv(p, b, x));
+            }
+            forced_timing(p, b, x, xr, n, 1);
+            assert_true(cpu_plan_of(p)->one_worker);
+            assert_int_equal(cpu_plan_of(p)->tune_confirm, 1);
+            if (!strstr(ata_plan_choice(p), "kept 1 worker") || !strstr(ata_plan_choice(p), "timing 5: solves slowed"))
+                fail_msg("%s: %s", specs[m], ata_plan_choice(p));
+            cpu_plan_of(p)->tune_kept_s = 1e300;
+            for (int k = 0; k < CPU_TUNE_CONFIRM; k++) {
+                assert_int_equal(cpu_plan_of(p)->tune_done, 2 * CPU_TUNE_SOLVES);     /* still decided */
+                memset(x, 0, n * sizeof *x);
+                TU_OK(ata_sptrsv(p, b, x));
+                assert_memory_equal(x, xr, n * sizeof *x);
+            }
+            assert_int_equal(cpu_plan_of(p)->tune_confirm, 2);
+            forced_timing(p, b, x, xr, n, 0);
+            assert_false(cpu_plan_of(p)->one_worker);
+            assert_int_equal(cpu_plan_of(p)->tune_confirm, 0);
+            assert_int_equal(cpu_plan_of(p)->tune_rounds, 6);
+            assert_int_equal(cpu_plan_of(p)->tune_next, next);     /* a confirmation grows nothing */
+            if (!strstr(ata_plan_choice(p), "kept all workers (timed: medians of") ||
+                !strstr(ata_plan_choice(p), "timing 6: confirming one worker"))
+                fail_msg("%s: %s", specs[m], ata_plan_choice(p));
+            /* one worker again, confirmed: it stands, no third timing soon */
+            cpu_plan_of(p)->tune_kept_s = 1e-12;
+            for (int k = 0; k < 2; k++) {
+                memset(x, 0, n * sizeof *x);
+                TU_OK(ata_sptrsv(p, b, x));
+            }
+            forced_timing(p, b, x, xr, n, 1);
+            assert_int_equal(cpu_plan_of(p)->tune_confirm, 1);
+            cpu_plan_of(p)->tune_kept_s = 1e300;
+            for (int k = 0; k < CPU_TUNE_CONFIRM; k++) {
+                memset(x, 0, n * sizeof *x);
+                TU_OK(ata_sptrsv(p, b, x));
+            }
+            forced_timing(p, b, x, xr, n, 1);
+            assert_true(cpu_plan_of(p)->one_worker);
+            assert_int_equal(cpu_plan_of(p)->tune_confirm, 0);
+            assert_int_equal(cpu_plan_of(p)->tune_rounds, 8);
+            cpu_plan_of(p)->tune_kept_s = 1e300;
+            for (int k = 0; k < CPU_TUNE_CONFIRM + 1; k++) {
+                memset(x, 0, n * sizeof *x);
+                TU_OK(ata_sptrsv(p, b, x));
+            }
+            assert_int_equal(cpu_plan_of(p)->tune_done, 2 * CPU_TUNE_SOLVES);   /* no timing started */
         } else {
             print_message("%s: auto plan not segmented here (one worker): %s\n", specs[m], ata_plan_choice(p));
         }

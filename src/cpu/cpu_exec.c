@@ -1213,10 +1213,12 @@ static void tune_record(ata_plan *p, double s)
          * another process: "2 workers 3.42 ms / 1 worker 3.23", then one
          * worker at 2.61 ms a solve where two take 1.6; 1 process in 6). */
         cp->tune_slow = s > 2 * cp->tune_kept_s ? cp->tune_slow + 1 : 0;
-        const int slowed = cp->tune_slow >= 2, due = ++cp->tune_since >= cp->tune_next;
+        const int slowed = cp->tune_slow >= 2,
+                  due = ++cp->tune_since >= (cp->tune_confirm ? CPU_TUNE_CONFIRM : cp->tune_next);
         if (slowed || due) {
-            cp->tune_why = slowed;
-            if (!slowed) cp->tune_next *= CPU_TUNE_AGAIN_GROWTH;
+            cp->tune_why = slowed ? 1 : cp->tune_confirm ? 2 : 0;
+            if (cp->tune_confirm) cp->tune_confirm = 2;     /* this timing confirms, or not */
+            else if (!slowed) cp->tune_next *= CPU_TUNE_AGAIN_GROWTH;
             cp->tune_done = cp->tune_step = cp->tune_slow = cp->tune_since = cp->one_worker = 0;
             p->info.threads_used = cp->tune_nt;
         }
@@ -1230,16 +1232,21 @@ static void tune_record(ata_plan *p, double s)
     const double all = median_small(cp->tune_s[0], timed), one = median_small(cp->tune_s[1], timed);
     cp->tune_done = 2 * CPU_TUNE_SOLVES;    /* decided */
     cp->one_worker = !clear && cpu_tune_keeps_one(all, one, p->parallel_after);
+    /* one worker after all workers stands once a second timing agrees
+     * (CPU_TUNE_CONFIRM) */
+    cp->tune_confirm = cp->one_worker && cp->tune_rounds > 0 && !cp->tune_last_one && cp->tune_confirm != 2;
+    cp->tune_last_one = cp->one_worker;
     cp->tune_kept_s = cp->one_worker ? one : all;
     cp->tune_rounds++;
     cp->tune_since = 0;
     if (!cp->tune_next) cp->tune_next = CPU_TUNE_AGAIN_FIRST;
     if (cp->one_worker) p->info.threads_used = 1;
-    const int again = cp->one_worker && cpu_exec_relayout_one(p) == ATA_OK;
+    const int again = cp->one_worker && !cp->tune_confirm && cpu_exec_relayout_one(p) == ATA_OK;
     cp = cpu_plan_of(p);        /* the new layout's, where it was laid out again */
     char round[48] = "";
     if (cp->tune_rounds > 1)
-        snprintf(round, sizeof round, " / timing %d: %s", cp->tune_rounds, cp->tune_why ? "solves slowed" : "checked again");
+        snprintf(round, sizeof round, " / timing %d: %s", cp->tune_rounds,
+                 cp->tune_why == 1 ? "solves slowed" : cp->tune_why == 2 ? "confirming one worker" : "checked again");
     char solves[40];
     if (clear) snprintf(solves, sizeof solves, "1 solve each way, clear");
     else snprintf(solves, sizeof solves, "medians of %d solves", timed);
@@ -2098,6 +2105,8 @@ ata_status cpu_exec_relayout_one(ata_plan *p)
     fresh->tune_since = old->tune_since;
     fresh->tune_next = old->tune_next;
     fresh->tune_why = old->tune_why;
+    fresh->tune_confirm = old->tune_confirm;
+    fresh->tune_last_one = old->tune_last_one;
     fresh->bytes_base = old->bytes_base;
     fresh->matrix_bytes_base = old->matrix_bytes_base;
     const int threads = p->info.threads_used;

@@ -93,7 +93,12 @@ typedef struct cpu_plan {
     int tune_rounds;        /* timings so far (a load that comes and goes re-times) */
     int tune_since;         /* solves since the last timing ended */
     int tune_next;          /* ... at which it is timed again (CPU_TUNE_AGAIN_FIRST, then x4) */
-    int tune_why;           /* the last timing's cause: 1 solves slowed, 0 due */
+    int tune_why;           /* the last timing's cause: 1 solves slowed, 0 due,
+                               2 confirming one worker */
+    int tune_last_one;      /* the last timing kept one worker */
+    int tune_confirm;       /* 1: one worker kept by a timing after one that
+                               kept all workers, timed again after
+                               CPU_TUNE_CONFIRM solves; 2: that timing runs */
     size_t choice_base;     /* ata_plan_choice's length before the timings' part */
     size_t layout_base;     /* its length before the layout's part, and the plan's */
     size_t bytes_base;      /* bytes before the layout's (cpu_exec_relayout_one) */
@@ -116,6 +121,18 @@ typedef struct cpu_plan {
 #define CPU_TUNE_SOLVES (ATA_AUTO_TUNE_SOLVES / 4)     /* timed, each way */
 #define CPU_TUNE_AGAIN_FIRST 64
 #define CPU_TUNE_AGAIN_GROWTH 4
+/* One worker kept by a timing where the one before it kept all workers is
+ * timed again this many solves later before it stands (and before a small
+ * plan is laid out again for one worker): a disturbance that slowed the
+ * timing's all-workers solves alone (a neighbour on the other core for a
+ * few milliseconds) would otherwise keep one worker until the next timing,
+ * 4x further each time, or for good where the plan is laid out again. Seen
+ * on lap3d:100,levelorder's upper solve: the timing at 64 solves kept one
+ * worker, 2.44 ms a solve where two take 1.5, in 2 of 3 processes of a run
+ * beside SpMP. The first timing is not confirmed: a plan where one worker
+ * wins (circuit:100000's L in PCG: 0.22 against 0.36 ms) would pay a
+ * second timing's all-workers solves within the first solve's iterations. */
+#define CPU_TUNE_CONFIRM 16
 #define CPU_ILU_TRIALS ATA_FACTOR_TRIALS
 #define CPU_ILU_TABLE_MARGIN 0.9
 #define CPU_ILU_SPARE_STRIDE (ILU0_SPARE + 8)  /* a worker's spare doubles, a line clear of the next's */
