@@ -303,11 +303,13 @@ static void test_spin_scale(void **state)
     assert_true(cpu_spin_scale_next(1, 0, 0, spin) == 1.0f);            /* the ceiling */
     assert_true(cpu_spin_scale_next(0.5f, 1, spin, spin) == 0.25f);     /* exactly the budget: halved */
     /* A thread cut to the floor by long waits is back to the whole budget
-     * after seven short ones, asleep or not. */
+     * after six short ones, asleep or not. */
     float s = 1;
     for (int i = 0; i < 20; i++) s = cpu_spin_scale_next(s, 1, 1e-3, spin);
     assert_true(s == 1.0f / 64);
-    for (int i = 0; i < 7; i++) s = cpu_spin_scale_next(s, 1, 5e-6, spin);
+    for (int i = 0; i < 5; i++) s = cpu_spin_scale_next(s, 1, 5e-6, spin);
+    assert_true(s == 0.5f);
+    s = cpu_spin_scale_next(s, 1, 5e-6, spin);
     assert_true(s == 1.0f);
 }
 

@@ -1027,7 +1027,10 @@ static void test_auto_tuning(void **state)
             memset(x, 0, n * sizeof *x);
             TU_OK(ata_sptrsv(p, b, x));
             assert_memory_equal(x, xr, n * sizeof *x);
-            /* solves twice as slow as the kept median, twice in a row: timed again */
+            /* solves twice as slow as the kept median, twice in a row: timed
+             * again (as after one worker: the real timings below then never
+             * ask for a confirmation, which would move the timings counted) */
+            cpu_plan_of(p)->tune_last_one = 1;
             cpu_plan_of(p)->tune_kept_s = 1e-12;
             for (int k = 0; k < 2 + ATA_AUTO_TUNE_SOLVES; k++) {
                 memset(x, 0, n * sizeof *x);
@@ -1125,6 +1128,67 @@ static void test_auto_tuning(void **state)
         ata_csr_free(T);
         ata_csr_free(A);
     }
+    ata_context_destroy(ctx);
+}
+
+/* A small plan (EXEC_RELAYOUT_MAX_N rows at most, its own triangle) that a
+ * recheck switches to one worker is laid out again for one only once the
+ * confirming timing agrees; until then it runs one worker on its layout
+ * for several. S fixed, so that the plan is laid out for two workers. */
+static void test_auto_confirm_relayout(void **state)
+{
+    (void)state;
+    ata_context *ctx = make_ctx(2, 10);
+    ata_csr *A, *T;
+    TU_OK(ata_gen_from_spec("lap3d:20", &A));
+    TU_OK(ata_csr_tril(A, &T));
+    const int n = A->nrows;
+    assert_true(n <= EXEC_RELAYOUT_MAX_N);
+    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *xr = malloc(n * sizeof *xr);
+    tu_random_vec(b, n, 7);
+    TU_OK(ata_ref_sptrsv_csr(T, ATA_LOWER, ATA_NON_UNIT, b, xr));
+    ata_plan *p;
+    ata_plan_options o = ata_plan_defaults();
+    o.S = 2;
+    TU_OK(ata_sptrsv_plan_create(ctx, A, &o, &p));
+    if (!cpu_plan_of(p)->segmented) {
+        print_message("lap3d:20: not laid out for two workers here: %s\n", ata_plan_choice(p));
+    } else {
+        forced_timing(p, b, x, xr, n, 0);                   /* timing 1: all workers */
+        assert_false(cpu_plan_of(p)->one_worker);
+        cpu_plan_of(p)->tune_kept_s = 1e-12;                /* timing 2, one worker: to be confirmed */
+        for (int k = 0; k < 2; k++) {
+            memset(x, 0, n * sizeof *x);
+            TU_OK(ata_sptrsv(p, b, x));
+        }
+        forced_timing(p, b, x, xr, n, 1);
+        assert_true(cpu_plan_of(p)->one_worker);
+        assert_int_equal(cpu_plan_of(p)->tune_confirm, 1);
+        assert_true(cpu_plan_of(p)->segmented);             /* not laid out again yet */
+        assert_null(strstr(ata_plan_choice(p), "laid out again"));
+        cpu_plan_of(p)->tune_kept_s = 1e300;
+        for (int k = 0; k < CPU_TUNE_CONFIRM; k++) {
+            memset(x, 0, n * sizeof *x);
+            TU_OK(ata_sptrsv(p, b, x));
+            assert_memory_equal(x, xr, n * sizeof *x);
+        }
+        forced_timing(p, b, x, xr, n, 1);                   /* timing 3 agrees */
+        assert_true(cpu_plan_of(p)->one_worker);
+        assert_int_equal(cpu_plan_of(p)->tune_confirm, 0);
+        assert_false(cpu_plan_of(p)->segmented);            /* laid out for one */
+        if (!strstr(ata_plan_choice(p), "timing 3: confirming one worker") ||
+            !strstr(ata_plan_choice(p), "laid out again for 1 worker"))
+            fail_msg("lap3d:20: %s", ata_plan_choice(p));
+        for (int k = 0; k < 3; k++) {
+            memset(x, 0, n * sizeof *x);
+            TU_OK(ata_sptrsv(p, b, x));
+            assert_memory_equal(x, xr, n * sizeof *x);
+        }
+    }
+    ata_plan_destroy(p);
+    free(b); free(x); free(xr);
+    ata_csr_free(T);
+    ata_csr_free(A);
     ata_context_destroy(ctx);
 }
 
@@ -1343,7 +1407,12 @@ static void test_ilu0_by_table(void **state)
     assert_false(cpu_ilu_keeps_table(1.0, 1.2));
     const char *specs[] = { "circuit:20000", "lap3d27:16,perm=3" };
     for (int nt = 1; nt <= 2; nt++) {
+        /* no helping: every worker runs its own rows, which the spare
+         * doubles' check below needs (under a loaded CI a worker that never
+         * got a core had all its segments run by the other, and wrote none) */
+        setenv("ATA_HELP_AFTER_US", "1e9", 1);
         ata_context *ctx = tu_cpu_context(nt);
+        unsetenv("ATA_HELP_AFTER_US");
         for (int m = 0; m < 2; m++) {
             ata_csr *A, *R;
             TU_OK(ata_gen_from_spec(specs[m], &A));
@@ -1753,6 +1822,7 @@ int main(void)
         cmocka_unit_test(test_tune_margin),
         cmocka_unit_test(test_upper_on_lower_levels),
         cmocka_unit_test(test_auto_tuning),
+        cmocka_unit_test(test_auto_confirm_relayout),
         cmocka_unit_test(test_level_order_spec),
         cmocka_unit_test(test_gather_prefetch),
         cmocka_unit_test(test_ilu0_by_table),

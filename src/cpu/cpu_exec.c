@@ -1234,7 +1234,7 @@ static void tune_record(ata_plan *p, double s)
     cp->one_worker = !clear && cpu_tune_keeps_one(all, one, p->parallel_after);
     /* one worker after all workers stands once a second timing agrees
      * (CPU_TUNE_CONFIRM) */
-    cp->tune_confirm = cp->one_worker && cp->tune_rounds > 0 && !cp->tune_last_one && cp->tune_confirm != 2;
+    cp->tune_confirm = cp->one_worker && cp->tune_rounds > 0 && !cp->tune_last_one;
     cp->tune_last_one = cp->one_worker;
     cp->tune_kept_s = cp->one_worker ? one : all;
     cp->tune_rounds++;

@@ -119,9 +119,10 @@ typedef int (*cpu_check_fn)(void *arg, double now);
  * check's nonzero value. */
 int cpu_wait(const cpu_wait_ctl *ctl, cpu_event *ev, cpu_ready_fn ready, cpu_check_fn check, void *arg);
 /* The share of its spin budget a thread spins in its next wait of a kind,
- * after one that ended asleep (slept) or not, waited_s long in all, with
- * the whole budget spin_s: halved (to 1/64 at least) where it slept
- * beyond spin_s, else doubled (to 1 at most). cpu_wait's rule, alone. */
+ * after one that ended asleep (slept) or not, waited_s long in all (its
+ * wake included), with the whole budget spin_s: halved (to 1/64 at least)
+ * where it slept spin_s or longer, else doubled (to 1 at most). cpu_wait's
+ * rule, alone. */
 float cpu_spin_scale_next(float scale, int slept, double waited_s, double spin_s);
 
 /* 1 or cpu_pool_workers: whether threads pay for work that takes serial_s
