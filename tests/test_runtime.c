@@ -983,6 +983,22 @@ static void forced_timing(ata_plan *p, const double *b, double *x, const double 
     assert_int_equal(cpu_plan_of(p)->tune_done, 2 * CPU_TUNE_SOLVES);
 }
 
+/* Two solves slower than twice the kept median (timed again), then a
+ * timing that one worker wins: one worker kept, its confirmation pending
+ * (a timing before this kept all workers). */
+static void forced_switch_to_one(ata_plan *p, const double *b, double *x, const double *xr, int n)
+{
+    cpu_plan_of(p)->tune_kept_s = 1e-12;
+    for (int k = 0; k < 2; k++) {
+        memset(x, 0, n * sizeof *x);
+        TU_OK(ata_sptrsv(p, b, x));
+    }
+    forced_timing(p, b, x, xr, n, 1);
+    assert_true(cpu_plan_of(p)->one_worker);
+    assert_int_equal(cpu_plan_of(p)->tune_confirm, 1);
+    cpu_plan_of(p)->tune_kept_s = 1e300;    /* no "solves slowed" from here */
+}
+
 /* auto on the CPU: ca, with Eq. 5.2's S for a grid in natural order (thin
  * levels of rows that need the row before them), S_min in level order and
  * on a circuit; the first ATA_AUTO_TUNE_SOLVES solves
@@ -1071,17 +1087,9 @@ static void test_auto_tuning(void **state)
              * CPU_TUNE_CONFIRM solves later, whatever the next timing's
              * due count; that timing decides (here all workers again) */
             const int next = cpu_plan_of(p)->tune_next;
-            cpu_plan_of(p)->tune_kept_s = 1e-12;
-            for (int k = 0; k < 2; k++) {
-                memset(x, 0, n * sizeof *x);
-                TU_OK(ata_sptrsv(p, b, x));
-            }
-            forced_timing(p, b, x, xr, n, 1);
-            assert_true(cpu_plan_of(p)->one_worker);
-            assert_int_equal(cpu_plan_of(p)->tune_confirm, 1);
+            forced_switch_to_one(p, b, x, xr, n);
             if (!strstr(ata_plan_choice(p), "kept 1 worker") || !strstr(ata_plan_choice(p), "timing 5: solves slowed"))
                 fail_msg("%s: %s", specs[m], ata_plan_choice(p));
-            cpu_plan_of(p)->tune_kept_s = 1e300;
             for (int k = 0; k < CPU_TUNE_CONFIRM; k++) {
                 assert_int_equal(cpu_plan_of(p)->tune_done, 2 * CPU_TUNE_SOLVES);     /* still decided */
                 memset(x, 0, n * sizeof *x);
@@ -1098,14 +1106,7 @@ static void test_auto_tuning(void **state)
                 !strstr(ata_plan_choice(p), "timing 6: confirming one worker"))
                 fail_msg("%s: %s", specs[m], ata_plan_choice(p));
             /* one worker again, confirmed: it stands, no third timing soon */
-            cpu_plan_of(p)->tune_kept_s = 1e-12;
-            for (int k = 0; k < 2; k++) {
-                memset(x, 0, n * sizeof *x);
-                TU_OK(ata_sptrsv(p, b, x));
-            }
-            forced_timing(p, b, x, xr, n, 1);
-            assert_int_equal(cpu_plan_of(p)->tune_confirm, 1);
-            cpu_plan_of(p)->tune_kept_s = 1e300;
+            forced_switch_to_one(p, b, x, xr, n);
             for (int k = 0; k < CPU_TUNE_CONFIRM; k++) {
                 memset(x, 0, n * sizeof *x);
                 TU_OK(ata_sptrsv(p, b, x));
@@ -1156,17 +1157,9 @@ static void test_auto_confirm_relayout(void **state)
     } else {
         forced_timing(p, b, x, xr, n, 0);                   /* timing 1: all workers */
         assert_false(cpu_plan_of(p)->one_worker);
-        cpu_plan_of(p)->tune_kept_s = 1e-12;                /* timing 2, one worker: to be confirmed */
-        for (int k = 0; k < 2; k++) {
-            memset(x, 0, n * sizeof *x);
-            TU_OK(ata_sptrsv(p, b, x));
-        }
-        forced_timing(p, b, x, xr, n, 1);
-        assert_true(cpu_plan_of(p)->one_worker);
-        assert_int_equal(cpu_plan_of(p)->tune_confirm, 1);
+        forced_switch_to_one(p, b, x, xr, n);               /* timing 2: to be confirmed */
         assert_true(cpu_plan_of(p)->segmented);             /* not laid out again yet */
         assert_null(strstr(ata_plan_choice(p), "laid out again"));
-        cpu_plan_of(p)->tune_kept_s = 1e300;
         for (int k = 0; k < CPU_TUNE_CONFIRM; k++) {
             memset(x, 0, n * sizeof *x);
             TU_OK(ata_sptrsv(p, b, x));
