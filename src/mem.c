@@ -43,7 +43,7 @@ static size_t huge_from(void)
 void *mem_alloc(size_t bytes)
 {
 #ifdef MADV_HUGEPAGE
-    if (bytes >= MEM_HUGE && bytes >= huge_from()) {
+    if (bytes >= huge_from()) {     /* MEM_HUGE at least */
         /* Whole 2 MiB pages only, so the advice never reaches a neighbour's
          * memory: the block is rounded up to them where that wastes at most
          * an eighth of it (n + 1 ints at n = 10^6: 4.0 MB in 4 MiB), else
